@@ -1,0 +1,313 @@
+//===- CudaEmitter.cpp - sched programs to CUDA C++ -----------------------===//
+//
+// A plain op-by-op printer: every step becomes a block of statements over
+// the device primitives; loops stay loops and index maps become integer
+// expressions of the rank r and loop indices i1, i2, ..., so the kernel is as
+// compact as the schedule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/CudaEmitter.h"
+
+#include "mlir/Support/IndentedOstream.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::sched;
+
+namespace {
+
+/// C type of a buffer element type, or nullptr.
+const char *cType(Type type) {
+  if (type.isF32())
+    return "float";
+  if (type.isF64())
+    return "double";
+  if (type.isF16())
+    return "cc_f16";
+  if (type.isBF16())
+    return "cc_bf16";
+  auto integer = dyn_cast<IntegerType>(type);
+  if (!integer)
+    return nullptr;
+  bool isUnsigned = integer.isUnsigned();
+  switch (integer.getWidth()) {
+  case 8:
+    return isUnsigned ? "unsigned char" : "signed char";
+  case 32:
+    return isUnsigned ? "unsigned" : "int";
+  case 64:
+    return isUnsigned ? "unsigned long long" : "long long";
+  default:
+    return nullptr;
+  }
+}
+
+const char *opStruct(ccl::ReductionKind kind) {
+  switch (kind) {
+  case ccl::ReductionKind::Sum:
+  case ccl::ReductionKind::Avg: // a sum, divided where it is finalized
+    return "cc_op_sum";
+  case ccl::ReductionKind::Prod:
+    return "cc_op_prod";
+  case ccl::ReductionKind::Min:
+    return "cc_op_min";
+  case ccl::ReductionKind::Max:
+    return "cc_op_max";
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+const char *bufferEnum(BufferKind kind) {
+  switch (kind) {
+  case BufferKind::Input:
+    return "CC_BUF_INPUT";
+  case BufferKind::Output:
+    return "CC_BUF_OUTPUT";
+  case BufferKind::Scratch:
+    return "CC_BUF_SCRATCH";
+  }
+  llvm_unreachable("unknown buffer");
+}
+
+/// Element type name used in the kernel for a buffer: scratch holds wire data.
+const char *bufferType(BufferKind kind) {
+  return kind == BufferKind::Scratch ? "W" : "T";
+}
+
+/// An affine expression over (r, i1, i2, ...) as C.
+std::string cExpr(AffineExpr expr) {
+  switch (expr.getKind()) {
+  case AffineExprKind::Constant:
+    return std::to_string(cast<AffineConstantExpr>(expr).getValue()) + "LL";
+  case AffineExprKind::DimId: {
+    unsigned pos = cast<AffineDimExpr>(expr).getPosition();
+    return pos == 0 ? "r" : "i" + std::to_string(pos);
+  }
+  case AffineExprKind::SymbolId:
+    llvm_unreachable("schedule maps have no symbols");
+  default:
+    break;
+  }
+  auto bin = cast<AffineBinaryOpExpr>(expr);
+  std::string lhs = cExpr(bin.getLHS()), rhs = cExpr(bin.getRHS());
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return "(" + lhs + " + " + rhs + ")";
+  case AffineExprKind::Mul:
+    return "(" + lhs + " * " + rhs + ")";
+  case AffineExprKind::Mod:
+    return "cc_mod(" + lhs + ", " + rhs + ")";
+  case AffineExprKind::FloorDiv:
+    return "cc_floordiv(" + lhs + ", " + rhs + ")";
+  case AffineExprKind::CeilDiv:
+    return "cc_ceildiv(" + lhs + ", " + rhs + ")";
+  default:
+    llvm_unreachable("unknown affine expression");
+  }
+}
+
+class KernelPrinter {
+public:
+  KernelPrinter(ProgramOp program, raw_indented_ostream &os)
+      : program(program), os(os) {}
+
+  LogicalResult print();
+
+private:
+  void printBlock(Block &block);
+  void printStep(Operation *op);
+  /// Declares `<name>_b` (first element) and `<name>_n` (count) of a part.
+  void declarePart(StringRef name, PartAttr part);
+  std::string local(StringRef name, PartAttr part) {
+    return (stringifyBufferKind(part.getBuffer()) + " + " + name + "_b").str();
+  }
+  std::string remote(StringRef peer, StringRef name, PartAttr part) {
+    return ("cc_peer_buf<" + Twine(bufferType(part.getBuffer())) +
+            ">(args, r, " + peer + ", " + bufferEnum(part.getBuffer()) +
+            ") + " + name + "_b")
+        .str();
+  }
+  void printReduce(StringRef dst, StringRef dst2, StringRef lhs, StringRef rhs,
+                   StringRef count, bool finalize);
+
+  ProgramOp program;
+  raw_indented_ostream &os;
+  unsigned depth = 0;
+};
+
+void KernelPrinter::declarePart(StringRef name, PartAttr part) {
+  int64_t count = program.getCount(part.getBuffer());
+  std::string index = cExpr(part.getIndex().getResult(0));
+  os << "const long long " << name << "_i = " << index << ";\n";
+  os << "const long long " << name << "_b = cc_part_begin(" << count << "LL, "
+     << part.getParts() << "LL, " << name << "_i);\n";
+  os << "const long long " << name << "_n = cc_part_begin(" << count << "LL, "
+     << part.getParts() << "LL, " << name << "_i + 1) - " << name << "_b;\n";
+}
+
+void KernelPrinter::printReduce(StringRef dst, StringRef dst2, StringRef lhs,
+                                StringRef rhs, StringRef count, bool finalize) {
+  ccl::ReductionKind kind = *program.getRedop();
+  bool divide = finalize && kind == ccl::ReductionKind::Avg;
+  os << "cc_reduce<" << opStruct(kind) << ">(" << dst << ", " << dst2 << ", "
+     << lhs << ", " << rhs << ", " << count << ", "
+     << (divide ? std::to_string(program.getRanks()) : "1") << "LL);\n";
+}
+
+void KernelPrinter::printStep(Operation *op) {
+  auto peer = [&](StringRef name, AffineMap map) {
+    os << "const long long " << name << " = " << cExpr(map.getResult(0)) << ";\n";
+  };
+  os << "{ // " << op->getName().stripDialect() << "\n";
+  os.indent();
+  TypeSwitch<Operation *>(op)
+      .Case([&](CopyOp copy) {
+        declarePart("src", copy.getSrc());
+        declarePart("dst", copy.getDst());
+        os << "cc_copy(" << local("dst", copy.getDst()) << ", "
+           << local("src", copy.getSrc()) << ", src_n);\n";
+      })
+      .Case([&](ReduceOp reduce) {
+        declarePart("lhs", reduce.getLhs());
+        declarePart("rhs", reduce.getRhs());
+        declarePart("dst", reduce.getDst());
+        printReduce(local("dst", reduce.getDst()),
+                    std::string("(") + bufferType(reduce.getDst().getBuffer()) + "*)nullptr",
+                    local("lhs", reduce.getLhs()), local("rhs", reduce.getRhs()),
+                    "dst_n", reduce.getFinalize());
+      })
+      .Case([&](SendOp send) {
+        peer("to", send.getPeer());
+        declarePart("src", send.getSrc());
+        declarePart("dst", send.getDst());
+        os << "cc_copy(" << remote("to", "dst", send.getDst()) << ", "
+           << local("src", send.getSrc()) << ", src_n);\n";
+        os << "cc_post_send(args, r, ch, to);\n";
+      })
+      .Case([&](RecvOp recv) {
+        peer("from", recv.getPeer());
+        os << "cc_wait_recv(args, r, ch, from);\n";
+      })
+      .Case([&](RecvReduceSendOp rrs) {
+        peer("from", rrs.getFrom());
+        peer("to", rrs.getTo());
+        declarePart("recvd", rrs.getRecvd());
+        declarePart("local", rrs.getLocal());
+        declarePart("dst", rrs.getDst());
+        PartAttr store = rrs.getStoreAttr();
+        if (store)
+          declarePart("store", store);
+        os << "cc_wait_recv(args, r, ch, from);\n";
+        std::string storePtr =
+            store ? local("store", store)
+                  : std::string("(") + bufferType(rrs.getDst().getBuffer()) + "*)nullptr";
+        // The remote write and the local store share one element type.
+        if (store && store.getBuffer() != rrs.getDst().getBuffer() &&
+            (store.getBuffer() == BufferKind::Scratch ||
+             rrs.getDst().getBuffer() == BufferKind::Scratch)) {
+          printReduce(remote("to", "dst", rrs.getDst()), "(W*)nullptr",
+                      local("recvd", rrs.getRecvd()), local("local", rrs.getLocal()),
+                      "recvd_n", rrs.getFinalize());
+          printReduce(storePtr, "(T*)nullptr", local("recvd", rrs.getRecvd()),
+                      local("local", rrs.getLocal()), "recvd_n", rrs.getFinalize());
+        } else {
+          printReduce(remote("to", "dst", rrs.getDst()), storePtr,
+                      local("recvd", rrs.getRecvd()), local("local", rrs.getLocal()),
+                      "recvd_n", rrs.getFinalize());
+        }
+        os << "cc_post_send(args, r, ch, to);\n";
+      })
+      .Case([&](RecvCopySendOp rcs) {
+        peer("from", rcs.getFrom());
+        peer("to", rcs.getTo());
+        declarePart("recvd", rcs.getRecvd());
+        declarePart("dst", rcs.getDst());
+        os << "cc_wait_recv(args, r, ch, from);\n";
+        os << "cc_copy(" << remote("to", "dst", rcs.getDst()) << ", "
+           << local("recvd", rcs.getRecvd()) << ", recvd_n);\n";
+        os << "cc_post_send(args, r, ch, to);\n";
+      });
+  os.unindent();
+  os << "}\n";
+}
+
+void KernelPrinter::printBlock(Block &block) {
+  for (Operation &op : block) {
+    if (auto loop = dyn_cast<LoopOp>(op)) {
+      std::string iv = "i" + std::to_string(++depth);
+      os << "for (long long " << iv << " = " << loop.getLower() << "; " << iv
+         << " < " << loop.getUpper() << "; ++" << iv << ") {\n";
+      os.indent();
+      printBlock(loop.getBody().front());
+      os.unindent();
+      os << "}\n";
+      --depth;
+      continue;
+    }
+    printStep(&op);
+  }
+}
+
+LogicalResult KernelPrinter::print() {
+  const char *elementType = cType(program.getElementType());
+  const char *wireType = cType(program.getWireType());
+  if (!elementType || !wireType)
+    return program.emitError("no CUDA type for ") << program.getElementType();
+  os << "// " << program.getSymName() << ": "
+     << ccl::stringifyCollectiveKind(program.getCollective());
+  if (auto redop = program.getRedop())
+    os << " " << ccl::stringifyReductionKind(*redop);
+  os << ", " << program.getAlgorithm() << ", " << program.getRanks()
+     << " ranks, " << program.getChannels() << " channel(s), "
+     << program.getInputCount() << " -> " << program.getOutputCount() << " x "
+     << program.getElementType() << "\n";
+  os << "CC_KERNEL(" << ccopt::kernelName(program) << ") {\n";
+  os.indent();
+  os << "typedef " << elementType << " T;\n";
+  os << "typedef " << wireType << " W;\n";
+  os << "const long long r = CC_RANK;\n";
+  os << "const int ch = CC_CHANNEL;\n";
+  os << "cc_begin(args, r);\n";
+  os << "T* const input = cc_buf<T>(args, r, CC_BUF_INPUT);\n";
+  os << "T* const output = cc_buf<T>(args, r, CC_BUF_OUTPUT);\n";
+  os << "W* const scratch = cc_buf<W>(args, r, CC_BUF_SCRATCH);\n";
+  os << "(void)input; (void)output; (void)scratch;\n";
+  for (auto task : program.getBody().front().getOps<TaskOp>()) {
+    os << "if (ch == " << task.getChannel();
+    if (auto rank = task.getRank())
+      os << " && r == " << *rank;
+    os << ") {\n";
+    os.indent();
+    printBlock(task.getBody().front());
+    os.unindent();
+    os << "}\n";
+  }
+  os << "cc_end(args, r);\n";
+  os.unindent();
+  os << "}\n";
+  return success();
+}
+
+} // namespace
+
+std::string ccopt::kernelName(ProgramOp program) {
+  std::string name = "ccopt_";
+  for (char c : program.getSymName())
+    name += llvm::isAlnum(c) ? c : '_';
+  return name;
+}
+
+LogicalResult ccopt::emitCuda(ModuleOp module, llvm::raw_ostream &out) {
+  raw_indented_ostream os(out);
+  os << "// Generated by ccopt. Kernels over the device primitives of "
+        "ccopt/device.h.\n";
+  os << "#include \"ccopt/device.h\"\n";
+  for (auto program : module.getOps<ProgramOp>()) {
+    os << "\n";
+    if (failed(KernelPrinter(program, os).print()))
+      return failure();
+  }
+  return success();
+}

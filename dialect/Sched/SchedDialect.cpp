@@ -1,0 +1,158 @@
+//===- SchedDialect.cpp - sched dialect and op verifiers ------------------===//
+
+#include "dialect/Sched/SchedDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::sched;
+
+#include "dialect/Sched/SchedDialect.cpp.inc"
+#include "dialect/Sched/SchedEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "dialect/Sched/SchedAttrs.cpp.inc"
+#define GET_OP_CLASSES
+#include "dialect/Sched/SchedOps.cpp.inc"
+
+void SchedDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialect/Sched/SchedAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialect/Sched/SchedOps.cpp.inc"
+      >();
+}
+
+unsigned mlir::sched::loopDepth(Operation *op) {
+  unsigned depth = 0;
+  for (Operation *p = op->getParentOp(); p && !isa<ProgramOp>(p);
+       p = p->getParentOp())
+    depth += isa<LoopOp>(p);
+  return depth;
+}
+
+LogicalResult PartAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               BufferKind, AffineMap index, int64_t parts) {
+  if (parts < 1)
+    return emitError() << "a buffer splits into at least one part, got " << parts;
+  if (index.getNumResults() != 1 || index.getNumSymbols() != 0)
+    return emitError() << "part index must be a map with one result and no "
+                          "symbols, got "
+                       << AffineMapAttr::get(index);
+  return success();
+}
+
+int64_t ProgramOp::getCount(BufferKind kind) {
+  switch (kind) {
+  case BufferKind::Input:
+    return getInputCount();
+  case BufferKind::Output:
+    return getOutputCount();
+  case BufferKind::Scratch:
+    return getScratchCount();
+  }
+  llvm_unreachable("unknown buffer kind");
+}
+
+LogicalResult ProgramOp::verify() {
+  if (getRanks() < 1)
+    return emitOpError("needs at least one rank, got ") << getRanks();
+  if (getChannels() < 1)
+    return emitOpError("needs at least one channel, got ") << getChannels();
+  if (getInputCount() < 0 || getOutputCount() < 0 || getScratchCount() < 0)
+    return emitOpError("buffer counts must not be negative");
+  if (getInPlace() && getInputCount() != getOutputCount())
+    return emitOpError("in_place needs equal input and output counts");
+  if (auto root = getRoot(); root && (*root < 0 || *root >= getRanks()))
+    return emitOpError("root ") << *root << " is out of range for "
+                                << getRanks() << " ranks";
+  return success();
+}
+
+LogicalResult TaskOp::verify() {
+  auto program = getParentOp();
+  if (getChannel() < 0 || getChannel() >= program.getChannels())
+    return emitOpError("channel ") << getChannel() << " is out of range for "
+                                   << program.getChannels() << " channels";
+  if (auto rank = getRank(); rank && (*rank < 0 || *rank >= program.getRanks()))
+    return emitOpError("rank ") << *rank << " is out of range for "
+                                << program.getRanks() << " ranks";
+  return success();
+}
+
+LogicalResult LoopOp::verify() {
+  if (getUpper() < getLower())
+    return emitOpError("upper bound ")
+           << getUpper() << " is below lower bound " << getLower();
+  return success();
+}
+
+namespace {
+
+/// Maps inside a step take (rank, loop indices...).
+LogicalResult verifyMap(Operation *op, StringRef what, AffineMap map) {
+  unsigned dims = 1 + loopDepth(op);
+  if (map.getNumDims() != dims || map.getNumResults() != 1 ||
+      map.getNumSymbols() != 0)
+    return op->emitOpError() << what << " map " << AffineMapAttr::get(map)
+                             << " must take " << dims
+                             << " dimensions (rank and " << dims - 1
+                             << " loop indices) and give one result";
+  return success();
+}
+
+LogicalResult verifyPart(Operation *op, StringRef what, PartAttr part) {
+  if (!part)
+    return success();
+  auto program = op->getParentOfType<ProgramOp>();
+  if (program.getCount(part.getBuffer()) == 0)
+    return op->emitOpError() << what << " uses the "
+                             << stringifyBufferKind(part.getBuffer())
+                             << " buffer, which this program does not have";
+  return verifyMap(op, what, part.getIndex());
+}
+
+} // namespace
+
+LogicalResult CopyOp::verify() {
+  return failure(failed(verifyPart(*this, "source", getSrc())) ||
+                 failed(verifyPart(*this, "destination", getDst())));
+}
+
+LogicalResult ReduceOp::verify() {
+  if (!(*this)->getParentOfType<ProgramOp>().getRedop())
+    return emitOpError("needs a program with a reduction (redop)");
+  return failure(failed(verifyPart(*this, "lhs", getLhs())) ||
+                 failed(verifyPart(*this, "rhs", getRhs())) ||
+                 failed(verifyPart(*this, "destination", getDst())));
+}
+
+LogicalResult SendOp::verify() {
+  return failure(failed(verifyPart(*this, "source", getSrc())) ||
+                 failed(verifyMap(*this, "peer", getPeer())) ||
+                 failed(verifyPart(*this, "destination", getDst())));
+}
+
+LogicalResult RecvOp::verify() { return verifyMap(*this, "peer", getPeer()); }
+
+LogicalResult RecvReduceSendOp::verify() {
+  if (!(*this)->getParentOfType<ProgramOp>().getRedop())
+    return emitOpError("needs a program with a reduction (redop)");
+  return failure(failed(verifyMap(*this, "from", getFrom())) ||
+                 failed(verifyPart(*this, "received", getRecvd())) ||
+                 failed(verifyPart(*this, "local", getLocal())) ||
+                 failed(verifyPart(*this, "store", getStoreAttr())) ||
+                 failed(verifyMap(*this, "to", getTo())) ||
+                 failed(verifyPart(*this, "destination", getDst())));
+}
+
+LogicalResult RecvCopySendOp::verify() {
+  return failure(failed(verifyMap(*this, "from", getFrom())) ||
+                 failed(verifyPart(*this, "received", getRecvd())) ||
+                 failed(verifyMap(*this, "to", getTo())) ||
+                 failed(verifyPart(*this, "destination", getDst())));
+}

@@ -1,0 +1,31 @@
+//===- SchedDialect.h - the sched dialect -------------------------*- C++ -*-===//
+
+#ifndef CCOPT_DIALECT_SCHED_SCHEDDIALECT_H
+#define CCOPT_DIALECT_SCHED_SCHEDDIALECT_H
+
+#include "dialect/Ccl/CclDialect.h"
+
+#include "mlir/IR/AffineMap.h"
+
+#include "dialect/Sched/SchedDialect.h.inc"
+#include "dialect/Sched/SchedEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/Sched/SchedAttrs.h.inc"
+#define GET_OP_CLASSES
+#include "dialect/Sched/SchedOps.h.inc"
+
+namespace mlir::sched {
+
+/// First element of part `index` when `count` elements split into `parts`
+/// nearly equal parts (part `parts` starts at `count`).
+inline int64_t partBegin(int64_t count, int64_t parts, int64_t index) {
+  return static_cast<int64_t>(static_cast<__int128>(index) * count / parts);
+}
+
+/// Number of loop dimensions enclosing `op` (so its maps take 1 + that many).
+unsigned loopDepth(Operation *op);
+
+} // namespace mlir::sched
+
+#endif

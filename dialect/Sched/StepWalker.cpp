@@ -1,0 +1,114 @@
+//===- StepWalker.cpp - a rank's steps, in order --------------------------===//
+
+#include "dialect/Sched/StepWalker.h"
+
+#include "mlir/IR/AffineExprVisitor.h"
+
+using namespace mlir;
+using namespace mlir::sched;
+
+namespace {
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+int64_t evaluateExpr(AffineExpr expr, ArrayRef<int64_t> dims) {
+  switch (expr.getKind()) {
+  case AffineExprKind::Constant:
+    return cast<AffineConstantExpr>(expr).getValue();
+  case AffineExprKind::DimId:
+    return dims[cast<AffineDimExpr>(expr).getPosition()];
+  case AffineExprKind::SymbolId:
+    llvm_unreachable("schedule maps have no symbols");
+  default:
+    break;
+  }
+  auto bin = cast<AffineBinaryOpExpr>(expr);
+  int64_t lhs = evaluateExpr(bin.getLHS(), dims);
+  int64_t rhs = evaluateExpr(bin.getRHS(), dims);
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return lhs + rhs;
+  case AffineExprKind::Mul:
+    return lhs * rhs;
+  case AffineExprKind::Mod:
+    return lhs - floorDiv(lhs, rhs) * rhs;
+  case AffineExprKind::FloorDiv:
+    return floorDiv(lhs, rhs);
+  case AffineExprKind::CeilDiv:
+    return -floorDiv(-lhs, rhs);
+  default:
+    llvm_unreachable("unknown affine expression");
+  }
+}
+
+} // namespace
+
+int64_t mlir::sched::evaluate(AffineMap map, ArrayRef<int64_t> dims) {
+  return evaluateExpr(map.getResult(0), dims);
+}
+
+std::optional<ElementRange> mlir::sched::resolve(ProgramOp program,
+                                                 PartAttr part,
+                                                 ArrayRef<int64_t> dims) {
+  int64_t index = evaluate(part.getIndex(), dims);
+  int64_t parts = part.getParts();
+  if (index < 0 || index >= parts)
+    return std::nullopt;
+  int64_t count = program.getCount(part.getBuffer());
+  return ElementRange{part.getBuffer(), partBegin(count, parts, index),
+                      partBegin(count, parts, index + 1), index, parts};
+}
+
+std::string ElementRange::str() const {
+  return (stringifyBufferKind(buffer) + "[" + Twine(begin) + ", " + Twine(end) +
+          ") (part " + Twine(part) + " of " + Twine(parts) + ")")
+      .str();
+}
+
+StepWalker::StepWalker(ProgramOp program, int64_t rank, int64_t channel) {
+  for (auto task : program.getBody().front().getOps<TaskOp>())
+    if (static_cast<int64_t>(task.getChannel()) == channel &&
+        (!task.getRank() || static_cast<int64_t>(*task.getRank()) == rank))
+      tasks.push_back(task);
+  dimValues.push_back(rank);
+}
+
+bool StepWalker::enterNextTask() {
+  if (nextTask == tasks.size())
+    return false;
+  Block *body = &tasks[nextTask++].getBody().front();
+  frames.push_back({body, body->begin(), LoopOp()});
+  return true;
+}
+
+Operation *StepWalker::next() {
+  while (true) {
+    if (frames.empty() && !enterNextTask())
+      return nullptr;
+    Frame &frame = frames.back();
+    if (frame.it == frame.block->end()) {
+      // End of a body: run the loop again or leave it.
+      if (frame.loop && ++dimValues.back() < static_cast<int64_t>(frame.loop.getUpper())) {
+        frame.it = frame.block->begin();
+        continue;
+      }
+      if (frame.loop)
+        dimValues.pop_back();
+      frames.pop_back();
+      continue;
+    }
+    Operation *op = &*frame.it++;
+    if (auto loop = dyn_cast<LoopOp>(op)) {
+      if (loop.getUpper() > loop.getLower()) {
+        Block *body = &loop.getBody().front();
+        frames.push_back({body, body->begin(), loop});
+        dimValues.push_back(loop.getLower());
+      }
+      continue;
+    }
+    return op;
+  }
+}

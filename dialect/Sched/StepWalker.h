@@ -1,0 +1,60 @@
+//===- StepWalker.h - a rank's steps, in order --------------------*- C++ -*-===//
+//
+// Schedules are parametric in the rank and loop indices; analyses (the
+// verifier, the simulator) need them concrete. A StepWalker yields, for one
+// rank and channel, each step op in program order with its dimension values
+// (rank, loop indices...), without unrolling the whole program.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CCOPT_DIALECT_SCHED_STEPWALKER_H
+#define CCOPT_DIALECT_SCHED_STEPWALKER_H
+
+#include "dialect/Sched/SchedDialect.h"
+
+namespace mlir::sched {
+
+/// Value of a one-result map at `dims` (mod and floordiv round to -inf).
+int64_t evaluate(AffineMap map, ArrayRef<int64_t> dims);
+
+/// Elements [begin, end) of a buffer.
+struct ElementRange {
+  BufferKind buffer;
+  int64_t begin = 0, end = 0;
+  int64_t part = 0, parts = 1;
+  int64_t size() const { return end - begin; }
+  /// `scratch[128, 256) (part 1 of 8)`, for diagnostics.
+  std::string str() const;
+};
+
+/// The elements `part` names at `dims`. An index outside [0, parts) is
+/// reported by returning std::nullopt.
+std::optional<ElementRange> resolve(ProgramOp program, PartAttr part,
+                                    ArrayRef<int64_t> dims);
+
+class StepWalker {
+public:
+  StepWalker(ProgramOp program, int64_t rank, int64_t channel);
+
+  /// The next step op, or nullptr at the end. `dims()` then holds its
+  /// dimension values.
+  Operation *next();
+  ArrayRef<int64_t> dims() const { return dimValues; }
+
+private:
+  struct Frame {
+    Block *block;
+    Block::iterator it;
+    LoopOp loop; // null for a task body
+  };
+  bool enterNextTask();
+
+  SmallVector<TaskOp> tasks;
+  size_t nextTask = 0;
+  SmallVector<Frame> frames;
+  SmallVector<int64_t> dimValues;
+};
+
+} // namespace mlir::sched
+
+#endif

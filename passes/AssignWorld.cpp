@@ -1,0 +1,51 @@
+//===- AssignWorld.cpp - ccl-assign-world ---------------------------------===//
+
+#include "passes/Passes.h"
+#include "topology/Machine.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace ccopt {
+#define GEN_PASS_DEF_CCLASSIGNWORLD
+#include "passes/Passes.h.inc"
+} // namespace ccopt
+
+using namespace mlir;
+
+namespace {
+
+struct AssignWorld : ccopt::impl::CclAssignWorldBase<AssignWorld> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::optional<ccopt::topo::Machine> machine;
+    if (!topo.empty()) {
+      machine = ccopt::topo::lookupPreset(topo, nodes);
+      if (!machine) {
+        getOperation().emitError("unknown machine '")
+            << topo << "' (presets: "
+            << llvm::join(ccopt::topo::presetNames(), ", ") << ")";
+        return signalPassFailure();
+      }
+    }
+    getOperation().walk([&](ccl::ProgramOp program) {
+      if (auto world = program.getWorld()) {
+        if (machine && static_cast<int64_t>(*world) > machine->ranks()) {
+          program.emitError("program world of ")
+              << *world << " ranks does not fit on " << machine->name << " x "
+              << machine->nodes << " (" << machine->ranks() << " GPUs)";
+          signalPassFailure();
+        }
+        return;
+      }
+      if (!machine) {
+        program.emitError("the world size is unknown: give a machine (--topo) "
+                          "or write world(N) on the program");
+        return signalPassFailure();
+      }
+      program.setWorld(machine->ranks());
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,55 @@
+//===- Passes.td - ccopt passes -----------------------------*- tablegen -*-===//
+
+#ifndef CCOPT_PASSES_TD
+#define CCOPT_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CclAssignWorld : Pass<"ccl-assign-world", "::mlir::ModuleOp"> {
+  let summary = "Give every ccl.program the machine's ranks as its world";
+  let description = [{
+    A program without `world` runs on every GPU of the machine; a program that
+    names a world must fit on the machine.
+  }];
+  let options = [
+    Option<"topo", "topo", "std::string", /*default=*/"\"\"",
+           "machine preset (e.g. a100x8)">,
+    Option<"nodes", "nodes", "int", /*default=*/"1",
+           "number of such nodes">,
+  ];
+}
+
+def CclLowerToSched : Pass<"ccl-lower-to-sched", "::mlir::ModuleOp"> {
+  let summary = "Lower ccl collectives to sched programs";
+  let description = [{
+    Each collective becomes a `sched.program` next to its `ccl.program`, and
+    the collective names it in its `schedule` attribute. all_reduce lowers to
+    a ring: reduce-scatter then all-gather, each of the n ring parts split
+    into `chunks` pipelined pieces, the buffer split across `channels`.
+  }];
+  let options = [
+    Option<"chunks", "chunks", "int64_t", /*default=*/"1",
+           "pipelined pieces per ring part">,
+    Option<"channels", "channels", "int64_t", /*default=*/"1",
+           "channels (thread blocks) per rank">,
+  ];
+  let dependentDialects = ["::mlir::sched::SchedDialect"];
+}
+
+def SchedVerify : Pass<"sched-verify", "::mlir::ModuleOp"> {
+  let summary = "Prove every sched.program computes its collective";
+  let description = [{
+    Executes each schedule symbolically on every rank: each output element
+    must hold exactly the contributions the collective requires (every
+    rank's input once for reductions, the right source for copies); no part
+    is read before it arrives or overwritten before it is read (happens-before
+    over the messages); every receive has its send and there is no circular
+    wait. Diagnostics name the rank, channel, step and part.
+  }];
+  let options = [
+    Option<"raceCheckLimit", "race-check-limit", "int64_t", /*default=*/"4096",
+           "largest ranks x channels for the happens-before race check">,
+  ];
+}
+
+#endif

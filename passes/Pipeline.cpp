@@ -1,0 +1,14 @@
+//===- Pipeline.cpp - the default ccopt pipeline --------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+
+void ccopt::buildDefaultPipeline(mlir::OpPassManager &pm,
+                                       const PipelineOptions &options) {
+  pm.addPass(createCclAssignWorld({options.topo, options.nodes}));
+  if (!options.lower)
+    return;
+  pm.addPass(createCclLowerToSched({options.chunks, options.channels}));
+  pm.addPass(createSchedVerify());
+}

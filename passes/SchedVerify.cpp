@@ -1,0 +1,630 @@
+//===- SchedVerify.cpp - sched-verify -------------------------------------===//
+//
+// Symbolic execution of a schedule on every rank and channel. Buffers hold,
+// per element range, which ranks' inputs were combined there and from which
+// input element; messages carry vector clocks so that every access can be
+// checked against the last write and the reads since (happens-before), the
+// way a race detector would.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "dialect/Sched/StepWalker.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <deque>
+#include <variant>
+#include <map>
+
+namespace ccopt {
+#define GEN_PASS_DEF_SCHEDVERIFY
+#include "passes/Passes.h.inc"
+} // namespace ccopt
+
+using namespace mlir;
+using namespace mlir::sched;
+using ccl::CollectiveKind;
+
+namespace {
+
+/// Sorted, disjoint [lo, hi) rank ranges.
+using RankSet = SmallVector<std::pair<int64_t, int64_t>, 2>;
+
+std::string toString(const RankSet &set) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "{";
+  llvm::interleaveComma(set, os, [&](auto range) {
+    os << range.first;
+    if (range.second - range.first > 1)
+      os << "-" << range.second - 1;
+  });
+  os << "}";
+  return s;
+}
+
+/// The union of a and b, or the first rank they share.
+std::variant<RankSet, int64_t> unite(const RankSet &a, const RankSet &b) {
+  RankSet all(a.begin(), a.end());
+  all.append(b.begin(), b.end());
+  llvm::sort(all);
+  RankSet out;
+  for (auto range : all) {
+    if (!out.empty() && range.first < out.back().second)
+      return range.first;
+    if (!out.empty() && range.first == out.back().second)
+      out.back().second = range.second;
+    else
+      out.push_back(range);
+  }
+  return out;
+}
+
+/// What an element range holds: the inputs of `ranks`, combined, taken from
+/// input element `origin` onwards.
+struct Content {
+  bool defined = false;
+  int64_t origin = 0;
+  RankSet ranks;
+  bool finalized = false;
+
+  Content shifted(int64_t by) const {
+    Content c = *this;
+    if (defined)
+      c.origin += by;
+    return c;
+  }
+  bool operator==(const Content &o) const {
+    return defined == o.defined && (!defined || (origin == o.origin &&
+                                                 ranks == o.ranks &&
+                                                 finalized == o.finalized));
+  }
+};
+
+/// An access: by which thread, at which of its clock values.
+struct Access {
+  int32_t thread = -1; // -1: the initial contents
+  uint32_t clock = 0;
+  uint64_t step = 0;
+};
+
+struct Piece {
+  int64_t end;
+  Content content;
+  Access write;
+  SmallVector<Access, 1> reads; // since the last write
+};
+
+/// Element start -> piece, covering [0, count) of one buffer of one rank.
+using Memory = std::map<int64_t, Piece>;
+
+/// Contents of consecutive element runs: (length, content).
+using Slice = SmallVector<std::pair<int64_t, Content>, 2>;
+
+struct Message {
+  std::vector<uint32_t> clock;
+};
+
+struct Thread {
+  int64_t rank, channel;
+  StepWalker walker;
+  Operation *blockedOn = nullptr; // a receiving step waiting for its message
+  SmallVector<int64_t> blockedDims;
+  uint64_t step = 0;
+  std::vector<uint32_t> clock;
+  bool done = false;
+};
+
+class SymbolicExecution {
+public:
+  SymbolicExecution(ProgramOp program, bool raceCheck)
+      : program(program), n(program.getRanks()), channels(program.getChannels()),
+        raceCheck(raceCheck) {}
+
+  LogicalResult run();
+
+private:
+  // Set-up and driving.
+  void initMemory();
+  void runThread(Thread &t);
+  LogicalResult execute(Thread &t, Operation *op, ArrayRef<int64_t> dims);
+  LogicalResult checkEnd();
+
+  // Access helpers; all report through fail().
+  Memory &memory(int64_t rank, BufferKind kind);
+  std::optional<ElementRange> range(Thread &t, Operation *op, PartAttr part,
+                                    ArrayRef<int64_t> dims);
+  std::optional<int64_t> peer(Thread &t, Operation *op, AffineMap map,
+                              ArrayRef<int64_t> dims);
+  std::optional<Slice> read(Thread &t, Operation *op, int64_t rank,
+                            const ElementRange &r);
+  LogicalResult write(Thread &t, Operation *op, int64_t rank,
+                      const ElementRange &r, const Slice &slice);
+  std::optional<Slice> combine(Thread &t, Operation *op, const Slice &a,
+                               const Slice &b, bool finalize,
+                               const ElementRange &where);
+  LogicalResult sameSize(Thread &t, Operation *op,
+                         ArrayRef<const ElementRange *> ranges);
+  void post(Thread &t, int64_t to);
+  bool happensBefore(const Access &a, const Thread &t) const;
+  std::string describe(const Access &a) const;
+  InFlightDiagnostic fail(Thread &t, Operation *op);
+
+  /// Messages from `from` to `to` on `channel`, in order.
+  std::deque<Message> &queue(int64_t from, int64_t to, int64_t channel) {
+    return queues[(from * n + to) * channels + channel];
+  }
+
+  ProgramOp program;
+  int64_t n, channels;
+  bool raceCheck;
+  bool hasFailed = false;
+  std::vector<Thread> threads;
+  std::vector<Memory> memories; // [rank * 3 + buffer]
+  llvm::DenseMap<int64_t, std::deque<Message>> queues;
+  SmallVector<int32_t> runnable;
+};
+
+Memory &SymbolicExecution::memory(int64_t rank, BufferKind kind) {
+  if (kind == BufferKind::Output && program.getInPlace())
+    kind = BufferKind::Input;
+  return memories[rank * 3 + static_cast<int>(kind)];
+}
+
+void SymbolicExecution::initMemory() {
+  memories.resize(n * 3);
+  for (int64_t rank = 0; rank < n; ++rank)
+    for (BufferKind kind :
+         {BufferKind::Input, BufferKind::Output, BufferKind::Scratch}) {
+      int64_t count = program.getCount(kind);
+      if (count == 0)
+        continue;
+      Content content;
+      if (kind == BufferKind::Input)
+        content = Content{true, 0, RankSet{{rank, rank + 1}}, false};
+      memories[rank * 3 + static_cast<int>(kind)][0] = Piece{count, content, {}, {}};
+    }
+}
+
+InFlightDiagnostic SymbolicExecution::fail(Thread &t, Operation *op) {
+  hasFailed = true;
+  auto diag = op->emitError();
+  diag << "rank " << t.rank << ", channel " << t.channel << ", step " << t.step
+       << ": ";
+  return diag;
+}
+
+std::string SymbolicExecution::describe(const Access &a) const {
+  const Thread &w = threads[a.thread];
+  return ("rank " + Twine(w.rank) + " (channel " + Twine(w.channel) +
+          ", step " + Twine(a.step) + ")")
+      .str();
+}
+
+bool SymbolicExecution::happensBefore(const Access &a, const Thread &t) const {
+  if (a.thread < 0 || !raceCheck)
+    return true;
+  return t.clock[a.thread] >= a.clock;
+}
+
+std::optional<ElementRange> SymbolicExecution::range(Thread &t, Operation *op,
+                                                     PartAttr part,
+                                                     ArrayRef<int64_t> dims) {
+  auto r = resolve(program, part, dims);
+  if (!r)
+    fail(t, op) << "part index " << evaluate(part.getIndex(), dims)
+                << " of the " << stringifyBufferKind(part.getBuffer())
+                << " buffer is outside [0, " << part.getParts() << ")";
+  return r;
+}
+
+std::optional<int64_t> SymbolicExecution::peer(Thread &t, Operation *op,
+                                               AffineMap map,
+                                               ArrayRef<int64_t> dims) {
+  int64_t p = evaluate(map, dims);
+  if (p < 0 || p >= n) {
+    fail(t, op) << "peer rank " << p << " is outside [0, " << n << ")";
+    return std::nullopt;
+  }
+  if (p == t.rank) {
+    fail(t, op) << "rank " << p << " exchanges a message with itself";
+    return std::nullopt;
+  }
+  return p;
+}
+
+LogicalResult SymbolicExecution::sameSize(Thread &t, Operation *op,
+                                          ArrayRef<const ElementRange *> ranges) {
+  for (const ElementRange *r : ranges.drop_front())
+    if (r->size() != ranges.front()->size()) {
+      fail(t, op) << ranges.front()->str() << " and " << r->str()
+                  << " differ in size (" << ranges.front()->size() << " vs "
+                  << r->size() << " elements)";
+      return failure();
+    }
+  return success();
+}
+
+/// Splits the piece covering `at` so that a piece starts there.
+static void splitAt(Memory &mem, int64_t at) {
+  auto it = mem.upper_bound(at);
+  if (it == mem.begin())
+    return;
+  --it;
+  if (it->first == at || it->second.end <= at)
+    return;
+  Piece right = it->second;
+  right.content = right.content.shifted(at - it->first);
+  it->second.end = at;
+  mem.emplace(at, std::move(right));
+}
+
+std::optional<Slice> SymbolicExecution::read(Thread &t, Operation *op,
+                                             int64_t rank, const ElementRange &r) {
+  Memory &mem = memory(rank, r.buffer);
+  splitAt(mem, r.begin);
+  splitAt(mem, r.end);
+  Slice slice;
+  for (auto it = mem.lower_bound(r.begin); it != mem.end() && it->first < r.end;
+       ++it) {
+    Piece &piece = it->second;
+    if (!happensBefore(piece.write, t)) {
+      const Thread &w = threads[piece.write.thread];
+      fail(t, op) << "reads " << r.str() << " before "
+                  << (w.rank == t.rank ? "the write" : "the data") << " of "
+                  << describe(piece.write) << " arrives";
+      return std::nullopt;
+    }
+    if (!piece.content.defined) {
+      fail(t, op) << "reads " << r.str() << ", which holds no data yet";
+      return std::nullopt;
+    }
+    Access self{static_cast<int32_t>(&t - threads.data()), t.clock.empty() ? 0 : t.clock[&t - threads.data()], t.step};
+    auto mine = llvm::find_if(piece.reads, [&](const Access &a) { return a.thread == self.thread; });
+    if (mine != piece.reads.end())
+      *mine = self;
+    else
+      piece.reads.push_back(self);
+    slice.push_back({piece.end - it->first, piece.content});
+  }
+  return slice;
+}
+
+LogicalResult SymbolicExecution::write(Thread &t, Operation *op, int64_t rank,
+                                       const ElementRange &r, const Slice &slice) {
+  Memory &mem = memory(rank, r.buffer);
+  splitAt(mem, r.begin);
+  splitAt(mem, r.end);
+  auto first = mem.lower_bound(r.begin), last = first;
+  for (; last != mem.end() && last->first < r.end; ++last) {
+    Piece &piece = last->second;
+    bool ok = happensBefore(piece.write, t);
+    const Access *conflict = ok ? nullptr : &piece.write;
+    for (const Access &a : piece.reads)
+      if (!conflict && !happensBefore(a, t))
+        conflict = &a;
+    if (conflict) {
+      fail(t, op) << "writes rank " << rank << "'s " << r.str() << " while "
+                  << describe(*conflict) << " may still "
+                  << (conflict == &piece.write ? "be writing" : "be reading")
+                  << " it (no message orders the two)";
+      return failure();
+    }
+  }
+  mem.erase(first, last);
+  Access self{static_cast<int32_t>(&t - threads.data()), t.clock.empty() ? 0 : t.clock[&t - threads.data()], t.step};
+  int64_t at = r.begin;
+  for (auto &[length, content] : slice) {
+    mem[at] = Piece{at + length, content, self, {}};
+    at += length;
+  }
+  return success();
+}
+
+std::optional<Slice> SymbolicExecution::combine(Thread &t, Operation *op,
+                                                const Slice &a, const Slice &b,
+                                                bool finalize,
+                                                const ElementRange &where) {
+  Slice out;
+  size_t i = 0, j = 0;
+  int64_t offA = 0, offB = 0; // consumed within a[i], b[j]
+  while (i < a.size() && j < b.size()) {
+    int64_t len = std::min(a[i].first - offA, b[j].first - offB);
+    Content x = a[i].second.shifted(offA), y = b[j].second.shifted(offB);
+    if (x.origin != y.origin) {
+      fail(t, op) << "combines input elements from " << x.origin << " and from "
+                  << y.origin << " into " << where.str() << " (misaligned parts)";
+      return std::nullopt;
+    }
+    if (x.finalized || y.finalized) {
+      fail(t, op) << "reduces into " << where.str() << " data already finalized";
+      return std::nullopt;
+    }
+    auto merged = unite(x.ranks, y.ranks);
+    if (auto *dup = std::get_if<int64_t>(&merged)) {
+      fail(t, op) << "adds the contribution of rank " << *dup << " twice into "
+                  << where.str() << " (" << toString(x.ranks) << " + "
+                  << toString(y.ranks) << ")";
+      return std::nullopt;
+    }
+    out.push_back({len, Content{true, x.origin, std::get<RankSet>(merged), finalize}});
+    offA += len;
+    offB += len;
+    if (offA == a[i].first)
+      ++i, offA = 0;
+    if (offB == b[j].first)
+      ++j, offB = 0;
+  }
+  return out;
+}
+
+void SymbolicExecution::post(Thread &t, int64_t to) {
+  queue(t.rank, to, t.channel).push_back(Message{t.clock});
+  Thread &receiver = threads[to * channels + t.channel];
+  if (receiver.blockedOn)
+    runnable.push_back(to * channels + t.channel);
+}
+
+LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
+                                         ArrayRef<int64_t> dims) {
+  int64_t r = t.rank;
+  auto readPart = [&](PartAttr p) -> std::optional<std::pair<ElementRange, Slice>> {
+    auto er = range(t, op, p, dims);
+    if (!er)
+      return std::nullopt;
+    auto s = read(t, op, r, *er);
+    if (!s)
+      return std::nullopt;
+    return std::make_pair(*er, *s);
+  };
+  auto sendTo = [&](int64_t to, PartAttr dst, const ElementRange &src,
+                    const Slice &data) -> LogicalResult {
+    auto d = range(t, op, dst, dims);
+    if (!d || failed(sameSize(t, op, {&src, &*d})) || failed(write(t, op, to, *d, data)))
+      return failure();
+    post(t, to);
+    return success();
+  };
+  auto reduceInto = [&](PartAttr lhsPart, PartAttr rhsPart, bool finalize)
+      -> std::optional<std::pair<ElementRange, Slice>> {
+    auto lhs = readPart(lhsPart), rhs = readPart(rhsPart);
+    if (!lhs || !rhs || failed(sameSize(t, op, {&lhs->first, &rhs->first})))
+      return std::nullopt;
+    auto sum = combine(t, op, lhs->second, rhs->second, finalize, lhs->first);
+    if (!sum)
+      return std::nullopt;
+    return std::make_pair(lhs->first, *sum);
+  };
+
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](CopyOp copy) -> LogicalResult {
+        auto src = readPart(copy.getSrc());
+        auto dst = src ? range(t, op, copy.getDst(), dims) : std::nullopt;
+        if (!dst || failed(sameSize(t, op, {&src->first, &*dst})))
+          return failure();
+        return write(t, op, r, *dst, src->second);
+      })
+      .Case([&](ReduceOp reduce) -> LogicalResult {
+        auto sum = reduceInto(reduce.getLhs(), reduce.getRhs(), reduce.getFinalize());
+        auto dst = sum ? range(t, op, reduce.getDst(), dims) : std::nullopt;
+        if (!dst || failed(sameSize(t, op, {&sum->first, &*dst})))
+          return failure();
+        return write(t, op, r, *dst, sum->second);
+      })
+      .Case([&](SendOp send) -> LogicalResult {
+        auto to = peer(t, op, send.getPeer(), dims);
+        auto src = to ? readPart(send.getSrc()) : std::nullopt;
+        if (!src)
+          return failure();
+        return sendTo(*to, send.getDst(), src->first, src->second);
+      })
+      .Case([&](RecvOp) { return success(); })
+      .Case([&](RecvReduceSendOp rrs) -> LogicalResult {
+        auto to = peer(t, op, rrs.getTo(), dims);
+        auto sum = to ? reduceInto(rrs.getRecvd(), rrs.getLocal(), rrs.getFinalize())
+                      : std::nullopt;
+        if (!sum)
+          return failure();
+        if (PartAttr store = rrs.getStoreAttr()) {
+          auto st = range(t, op, store, dims);
+          if (!st || failed(sameSize(t, op, {&sum->first, &*st})) ||
+              failed(write(t, op, r, *st, sum->second)))
+            return failure();
+        }
+        return sendTo(*to, rrs.getDst(), sum->first, sum->second);
+      })
+      .Case([&](RecvCopySendOp rcs) -> LogicalResult {
+        auto to = peer(t, op, rcs.getTo(), dims);
+        auto src = to ? readPart(rcs.getRecvd()) : std::nullopt;
+        if (!src)
+          return failure();
+        return sendTo(*to, rcs.getDst(), src->first, src->second);
+      })
+      .Default([&](Operation *) {
+        fail(t, op) << "is not a step";
+        return failure();
+      });
+}
+
+/// The peer a receiving step waits for, if `op` receives.
+static std::optional<AffineMap> receivesFrom(Operation *op) {
+  return TypeSwitch<Operation *, std::optional<AffineMap>>(op)
+      .Case([](RecvOp o) { return o.getPeer(); })
+      .Case([](RecvReduceSendOp o) { return o.getFrom(); })
+      .Case([](RecvCopySendOp o) { return o.getFrom(); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+void SymbolicExecution::runThread(Thread &t) {
+  int32_t self = &t - threads.data();
+  while (!hasFailed) {
+    Operation *op = t.blockedOn;
+    SmallVector<int64_t> dims;
+    if (op) {
+      dims = t.blockedDims;
+    } else {
+      op = t.walker.next();
+      if (!op) {
+        t.done = true;
+        return;
+      }
+      dims.assign(t.walker.dims().begin(), t.walker.dims().end());
+    }
+    if (auto from = receivesFrom(op)) {
+      auto p = peer(t, op, *from, dims);
+      if (!p)
+        return;
+      auto &q = queue(*p, t.rank, t.channel);
+      if (q.empty()) {
+        t.blockedOn = op;
+        t.blockedDims = dims;
+        return;
+      }
+      if (raceCheck)
+        for (size_t i = 0; i < t.clock.size(); ++i)
+          t.clock[i] = std::max(t.clock[i], q.front().clock[i]);
+      q.pop_front();
+      t.blockedOn = nullptr;
+    }
+    if (raceCheck)
+      ++t.clock[self];
+    if (failed(execute(t, op, dims)))
+      return;
+    ++t.step;
+  }
+}
+
+LogicalResult SymbolicExecution::run() {
+  initMemory();
+  threads.reserve(n * channels);
+  for (int64_t rank = 0; rank < n; ++rank)
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      threads.push_back(Thread{rank, ch, StepWalker(program, rank, ch)});
+      if (raceCheck)
+        threads.back().clock.assign(n * channels, 0);
+    }
+  for (int32_t i = 0, e = threads.size(); i < e; ++i)
+    runnable.push_back(i);
+  while (!runnable.empty() && !hasFailed) {
+    Thread &t = threads[runnable.pop_back_val()];
+    if (t.done)
+      continue;
+    if (t.blockedOn) {
+      auto p = evaluate(*receivesFrom(t.blockedOn), t.blockedDims);
+      if (queue(p, t.rank, t.channel).empty())
+        continue;
+    }
+    runThread(t);
+  }
+  if (hasFailed)
+    return failure();
+  return checkEnd();
+}
+
+/// What rank `rank`'s output element `e` must hold; std::nullopt where the
+/// collective leaves it unspecified.
+static std::optional<Content> expected(ProgramOp program, int64_t rank, int64_t e) {
+  int64_t n = program.getRanks();
+  bool finalized = program.getRedop() == ccl::ReductionKind::Avg;
+  RankSet all{{0, n}};
+  auto one = [](int64_t r) { return RankSet{{r, r + 1}}; };
+  int64_t in = program.getInputCount(), out = program.getOutputCount();
+  switch (program.getCollective()) {
+  case CollectiveKind::AllReduce:
+    return Content{true, e, all, finalized};
+  case CollectiveKind::ReduceScatter:
+    return Content{true, rank * out + e, all, finalized};
+  case CollectiveKind::AllGather:
+    return Content{true, e % in, one(e / in), false};
+  case CollectiveKind::Broadcast:
+    return Content{true, e, one(*program.getRoot()), false};
+  case CollectiveKind::Reduce:
+    if (rank != static_cast<int64_t>(*program.getRoot()))
+      return std::nullopt;
+    return Content{true, e, all, finalized};
+  case CollectiveKind::AllToAll: {
+    int64_t m = out / n;
+    return Content{true, rank * m + e % m, one(e / m), false};
+  }
+  case CollectiveKind::SendRecv:
+  case CollectiveKind::Barrier:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+LogicalResult SymbolicExecution::checkEnd() {
+  for (Thread &t : threads) {
+    if (!t.done) {
+      // Follow who waits for whom to name the cycle.
+      std::string chain;
+      llvm::raw_string_ostream os(chain);
+      llvm::DenseSet<int64_t> seen;
+      const Thread *w = &t;
+      while (w && w->blockedOn && seen.insert(w->rank).second) {
+        int64_t p = evaluate(*receivesFrom(w->blockedOn), w->blockedDims);
+        os << "rank " << w->rank << " waits for rank " << p << "; ";
+        w = &threads[p * channels + w->channel];
+      }
+      fail(t, t.blockedOn) << (w && w->done ? "waits for a message that is never sent ("
+                                            : "circular wait (")
+                           << StringRef(chain).drop_back(2) << ")";
+      return failure();
+    }
+  }
+  for (auto &[key, q] : queues)
+    if (!q.empty()) {
+      int64_t ch = key % channels, to = (key / channels) % n, from = key / channels / n;
+      program.emitError() << "rank " << from << " sends " << q.size()
+                          << " message(s) to rank " << to << " on channel "
+                          << ch << " that are never received";
+      return failure();
+    }
+  int64_t count = program.getOutputCount();
+  for (int64_t rank = 0; rank < n; ++rank) {
+    Memory &mem = memory(rank, BufferKind::Output);
+    for (auto &[start, piece] : mem) {
+      if (start >= count)
+        break;
+      for (int64_t e : {start, piece.end - 1}) {
+        auto want = expected(program, rank, e);
+        if (!want)
+          continue;
+        Content have = piece.content.shifted(e - start);
+        if (have == *want)
+          continue;
+        auto diag = program.emitError() << "rank " << rank << " ends with output["
+                                        << start << ", " << piece.end << ") ";
+        if (!have.defined)
+          diag << "never written";
+        else
+          diag << "holding ranks " << toString(have.ranks) << " of input element "
+               << have.origin << (have.finalized ? " (finalized)" : "");
+        diag << " where " << ccl::stringifyCollectiveKind(program.getCollective())
+             << " needs ranks " << toString(want->ranks) << " of input element "
+             << want->origin << (want->finalized ? " (finalized)" : "")
+             << " at element " << e;
+        return failure();
+      }
+    }
+  }
+  return success();
+}
+
+struct SchedVerify : ccopt::impl::SchedVerifyBase<SchedVerify> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    getOperation().walk([&](ProgramOp program) {
+      bool raceCheck = program.getRanks() * program.getChannels() <= raceCheckLimit;
+      if (failed(SymbolicExecution(program, raceCheck).run()))
+        signalPassFailure();
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,482 @@
+// ccopt device primitives: the contract that emitted collective kernels are
+// written against.
+//
+// One header, two backends chosen by the compiler that reads it:
+//  - CUDA (nvcc or NVRTC): one thread block per (rank, channel); blockIdx.x is
+//    the channel, blockIdx.y the rank relative to args->rank_base.
+//  - host (plain C++17): one OS thread per (rank, channel) plays the block; the
+//    block is a single thread. This is how tests run emitted code without a GPU.
+//
+// NVRTC has no standard library headers, so the shared part uses only builtin
+// types and its own tiny traits.
+//
+// Synchronisation model. Every rank owns a sync area of cc_sync_words(N, C)
+// 64-bit words, zeroed once:
+//   [0]                     entered: the epoch this rank last entered
+//   [1 + ch*N + src]        inbound: messages src has sent to this rank on ch (written by src)
+//   [1 + C*N + ch*N + src]  seen:    messages from src on ch consumed so far (local)
+//   [1 + 2*C*N + ch*N + dst] sent:   messages sent to dst on ch so far (local)
+// The counters only grow, so consecutive launches need no reset: a receiver
+// waits until inbound >= ++seen, a sender publishes ++sent into the
+// destination's inbound word.
+#ifndef CCOPT_DEVICE_H
+#define CCOPT_DEVICE_H
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define CC_CUDA 1
+#endif
+
+// ===========================================================================
+// ABI shared with the launcher (plain data, identical layout on both sides)
+// ===========================================================================
+
+typedef unsigned long long cc_u64;
+
+enum { CC_BUF_INPUT = 0, CC_BUF_OUTPUT = 1, CC_BUF_SCRATCH = 2, CC_NUM_BUFS = 3 };
+enum { CC_OK = 0, CC_ERR_TIMEOUT = 1, CC_ERR_ABORTED = 2 };
+
+struct cc_args {
+  int nranks;             // world size
+  int nchannels;
+  int rank_base;          // rank handled by block y == 0 (several virtual ranks per launch)
+  int reserved;
+  cc_u64 epoch;           // 1 for the first launch over these sync areas, +1 per launch
+  cc_u64 timeout_ns;      // a spin-wait gives up after this long (0: never)
+  void* const* bufs;      // [nranks * CC_NUM_BUFS]: every rank's buffers as seen from this device
+  cc_u64* const* sync;    // [nranks]: every rank's sync area
+  volatile int* abort;    // non-zero: every wait returns at once
+  int* error;             // first error code (left at CC_OK on success)
+};
+static_assert(sizeof(cc_args) == 64, "cc_args layout is part of the ABI");
+
+// ===========================================================================
+// Backend: CUDA
+// ===========================================================================
+#ifdef CC_CUDA
+
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+#define CC_DEVICE __device__ __forceinline__
+#define CC_HOST_DEVICE __host__ __device__ __forceinline__
+#define CC_KERNEL(name) extern "C" __global__ void name(const cc_args* args)
+#define CC_RANK (args->rank_base + (int)blockIdx.y)
+#define CC_CHANNEL ((int)blockIdx.x)
+
+typedef __half cc_f16;
+typedef __nv_bfloat16 cc_bf16;
+
+CC_DEVICE int cc_tid() { return (int)threadIdx.x; }
+CC_DEVICE int cc_nthreads() { return (int)blockDim.x; }
+CC_DEVICE void cc_barrier() { __syncthreads(); }
+
+namespace cc_detail {
+
+// System scope: peers may be other GPUs or the host (sm_70+).
+CC_DEVICE cc_u64 load_acquire(const cc_u64* p) {
+  cc_u64 v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+CC_DEVICE void store_release(cc_u64* p, cc_u64 v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+CC_DEVICE void fence_system() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+CC_DEVICE cc_u64 now_ns() {
+  cc_u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+CC_DEVICE void relax(unsigned) {}  // the SM has other warps to run; spinning is cheap
+CC_DEVICE int load_abort(const cc_args* a) { return *a->abort; }
+// Fences on both sides of the error word: a thread that saw the abort flag
+// then finds the first error already recorded.
+CC_DEVICE void fail(const cc_args* a, int code) {
+  __threadfence_system();
+  atomicCAS(a->error, CC_OK, code);
+  __threadfence_system();
+  *a->abort = 1;
+}
+
+CC_DEVICE float f16_to_float(cc_f16 x) { return __half2float(x); }
+CC_DEVICE cc_f16 float_to_f16(float x) { return __float2half_rn(x); }
+CC_DEVICE float bf16_to_float(cc_bf16 x) { return __bfloat162float(x); }
+CC_DEVICE cc_bf16 float_to_bf16(float x) { return __float2bfloat16_rn(x); }
+
+}  // namespace cc_detail
+
+// ===========================================================================
+// Backend: host (C++17, one thread per block)
+// ===========================================================================
+#else
+
+#include <chrono>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+
+#define CC_DEVICE inline
+#define CC_HOST_DEVICE inline
+#define CC_KERNEL(name) extern "C" void name(const cc_args* args, [[maybe_unused]] int cc_bx, [[maybe_unused]] int cc_by)
+#define CC_RANK (args->rank_base + cc_by)
+#define CC_CHANNEL (cc_bx)
+
+struct cc_f16 { uint16_t bits; };
+struct cc_bf16 { uint16_t bits; };
+
+CC_DEVICE int cc_tid() { return 0; }
+CC_DEVICE int cc_nthreads() { return 1; }
+CC_DEVICE void cc_barrier() {}
+
+namespace cc_detail {
+
+CC_DEVICE cc_u64 load_acquire(const cc_u64* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+CC_DEVICE void store_release(cc_u64* p, cc_u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+CC_DEVICE void fence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+CC_DEVICE cc_u64 now_ns() {
+  return (cc_u64)std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+// Many more threads than cores: after a short spin, give the core to the
+// thread we are waiting for.
+CC_DEVICE void relax(unsigned iter) {
+  if (iter < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  } else {
+    sched_yield();
+  }
+}
+CC_DEVICE int load_abort(const cc_args* a) { return __atomic_load_n(a->abort, __ATOMIC_ACQUIRE); }
+CC_DEVICE void fail(const cc_args* a, int code) {
+  int expected = CC_OK;
+  __atomic_compare_exchange_n(a->error, &expected, code, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  __atomic_store_n(a->abort, 1, __ATOMIC_SEQ_CST);
+}
+
+// IEEE binary16 / bfloat16 with round-to-nearest-even; NaN stays NaN (quiet).
+CC_DEVICE uint32_t float_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+CC_DEVICE float bits_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+CC_DEVICE cc_f16 float_to_f16(float f) {
+  const uint32_t x = float_bits(f);
+  const uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  uint32_t h;
+  if (ax > 0x7f800000u) {                      // NaN: keep the top payload bits, force quiet
+    h = 0x7e00u | ((ax >> 13) & 0x3ffu);
+  } else if (ax >= 0x47800000u) {              // >= 2^16 (and inf): inf
+    h = 0x7c00u;
+  } else if (ax >= 0x38800000u) {              // normal half: rebias 127 -> 15, round 13 bits
+    h = (ax - 0x38000000u) >> 13;
+    const uint32_t rem = ax & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;  // a carry may give inf: correct
+  } else if (ax > 0x33000000u) {               // subnormal half (2^-25 < |f| < 2^-14)
+    const uint32_t e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u;
+    const uint32_t shift = 126u - e;           // 14..24
+    h = m >> shift;
+    const uint32_t rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (h & 1u))) ++h;
+  } else {                                      // |f| <= 2^-25 rounds to (signed) zero
+    h = 0;
+  }
+  cc_f16 r;
+  r.bits = (uint16_t)(sign | h);
+  return r;
+}
+
+CC_DEVICE float f16_to_float(cc_f16 v) {
+  const uint32_t sign = (uint32_t)(v.bits & 0x8000u) << 16;
+  uint32_t exp = (v.bits >> 10) & 0x1fu, man = v.bits & 0x3ffu;
+  if (exp == 0x1fu) return bits_float(sign | 0x7f800000u | (man << 13));
+  if (exp != 0) return bits_float(sign | ((exp + 112u) << 23) | (man << 13));
+  if (man == 0) return bits_float(sign);
+  uint32_t e = 113u;                            // subnormal: normalise
+  while (!(man & 0x400u)) { man <<= 1; --e; }
+  return bits_float(sign | (e << 23) | ((man & 0x3ffu) << 13));
+}
+
+CC_DEVICE cc_bf16 float_to_bf16(float f) {
+  const uint32_t x = float_bits(f);
+  cc_bf16 r;
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    r.bits = (uint16_t)((x >> 16) | 0x40u);     // NaN: quiet, never rounds into inf
+  else
+    r.bits = (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+  return r;
+}
+CC_DEVICE float bf16_to_float(cc_bf16 v) { return bits_float((uint32_t)v.bits << 16); }
+
+}  // namespace cc_detail
+
+#endif  // backends
+
+// ===========================================================================
+// Shared: everything below is written once against the backend primitives
+// ===========================================================================
+
+// --- Types and conversion ---------------------------------------------------
+
+template <class T> struct cc_type_identity { typedef T type; };
+
+// Accumulation type: half precision types accumulate in float.
+template <class T> struct cc_acc { typedef T type; };
+template <> struct cc_acc<cc_f16> { typedef float type; };
+template <> struct cc_acc<cc_bf16> { typedef float type; };
+template <class T> using cc_acc_t = typename cc_acc<T>::type;
+
+namespace cc_detail {
+template <class To, class From> struct cvt { static CC_DEVICE To run(From x) { return (To)x; } };
+template <class From> struct cvt<cc_f16, From> {
+  static CC_DEVICE cc_f16 run(From x) { return float_to_f16((float)x); }
+};
+template <class To> struct cvt<To, cc_f16> {
+  static CC_DEVICE To run(cc_f16 x) { return (To)f16_to_float(x); }
+};
+template <class From> struct cvt<cc_bf16, From> {
+  static CC_DEVICE cc_bf16 run(From x) { return float_to_bf16((float)x); }
+};
+template <class To> struct cvt<To, cc_bf16> {
+  static CC_DEVICE To run(cc_bf16 x) { return (To)bf16_to_float(x); }
+};
+template <> struct cvt<cc_f16, cc_f16> { static CC_DEVICE cc_f16 run(cc_f16 x) { return x; } };
+template <> struct cvt<cc_bf16, cc_bf16> { static CC_DEVICE cc_bf16 run(cc_bf16 x) { return x; } };
+template <> struct cvt<cc_f16, cc_bf16> {
+  static CC_DEVICE cc_f16 run(cc_bf16 x) { return float_to_f16(bf16_to_float(x)); }
+};
+template <> struct cvt<cc_bf16, cc_f16> {
+  static CC_DEVICE cc_bf16 run(cc_f16 x) { return float_to_bf16(f16_to_float(x)); }
+};
+}  // namespace cc_detail
+
+// Value conversion; f16/bf16 go through float (double -> f16 therefore rounds twice).
+template <class To, class From> CC_DEVICE To cc_cvt(From x) { return cc_detail::cvt<To, From>::run(x); }
+
+// --- Reduction operators ------------------------------------------------------
+// min/max propagate NaN (x != x is only true for NaN; folds away for integers).
+
+struct cc_op_sum { template <class T> static CC_DEVICE T apply(T a, T b) { return a + b; } };
+struct cc_op_prod { template <class T> static CC_DEVICE T apply(T a, T b) { return a * b; } };
+struct cc_op_min {
+  template <class T> static CC_DEVICE T apply(T a, T b) { return a != a ? a : b != b ? b : (b < a ? b : a); }
+};
+struct cc_op_max {
+  template <class T> static CC_DEVICE T apply(T a, T b) { return a != a ? a : b != b ? b : (a < b ? b : a); }
+};
+
+// --- Sync area and buffers ----------------------------------------------------
+
+CC_HOST_DEVICE long long cc_sync_words(int nranks, int nchannels) { return 1 + 3LL * nchannels * nranks; }
+CC_HOST_DEVICE long long cc_sync_inbound(const cc_args* a, int ch, int src) {
+  return 1 + (long long)ch * a->nranks + src;
+}
+CC_HOST_DEVICE long long cc_sync_seen(const cc_args* a, int ch, int src) {
+  return cc_sync_inbound(a, ch, src) + (long long)a->nchannels * a->nranks;
+}
+CC_HOST_DEVICE long long cc_sync_sent(const cc_args* a, int ch, int dst) {
+  return cc_sync_inbound(a, ch, dst) + 2LL * a->nchannels * a->nranks;
+}
+
+// First element of part `index` when `count` elements are split into `parts`
+// nearly equal parts (index == parts gives count).
+CC_HOST_DEVICE long long cc_part_begin(long long count, long long parts, long long index) {
+  return index * count / parts;
+}
+
+// Integer division and remainder rounding toward -infinity, as affine maps
+// in schedules define them (emitted index expressions use these).
+CC_HOST_DEVICE long long cc_floordiv(long long a, long long b) {
+  long long q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+CC_HOST_DEVICE long long cc_ceildiv(long long a, long long b) { return -cc_floordiv(-a, b); }
+CC_HOST_DEVICE long long cc_mod(long long a, long long b) { return a - cc_floordiv(a, b) * b; }
+
+template <class T> CC_DEVICE T* cc_buf(const cc_args* args, int rank, int kind) {
+  return (T*)args->bufs[(long long)rank * CC_NUM_BUFS + kind];
+}
+
+namespace cc_detail {
+// Thread 0 only. Spin until *p >= target; false on abort or timeout. A
+// timeout records CC_ERR_TIMEOUT and raises the abort flag, so every other
+// wait gives up too; an abort from elsewhere records CC_ERR_ABORTED unless an
+// error is already recorded.
+CC_DEVICE bool spin_until_geq(const cc_args* args, const cc_u64* p, cc_u64 target) {
+  if (load_acquire(p) >= target) return true;
+  const cc_u64 start = now_ns();
+  for (unsigned it = 0;; ++it) {
+    if (load_acquire(p) >= target) return true;
+    if (load_abort(args)) {
+      fail(args, CC_ERR_ABORTED);
+      return false;
+    }
+    if (args->timeout_ns && (it & 15u) == 0 && now_ns() - start > args->timeout_ns) {
+      fail(args, CC_ERR_TIMEOUT);
+      return false;
+    }
+    relax(it);
+  }
+}
+}  // namespace cc_detail
+
+// Announce that `rank` runs epoch args->epoch, i.e. it has left the previous
+// launch and its buffers may be written by peers. Idempotent across blocks.
+CC_DEVICE void cc_begin(const cc_args* args, int rank) {
+  if (cc_tid() == 0) cc_detail::store_release(&args->sync[rank][0], args->epoch);
+}
+CC_DEVICE void cc_end(const cc_args*, int) { cc_barrier(); }
+
+// Peer buffer, once the peer has entered this epoch (so a fast rank never
+// writes into a peer still in the previous launch).
+template <class T> CC_DEVICE T* cc_peer_buf(const cc_args* args, int rank, int peer, int kind) {
+  (void)rank;
+  if (cc_tid() == 0) cc_detail::spin_until_geq(args, &args->sync[peer][0], args->epoch);
+  cc_barrier();
+  return cc_buf<T>(args, peer, kind);
+}
+
+// Wait for the next message from `src` on channel `ch`; its data is visible to
+// the whole block afterwards.
+CC_DEVICE void cc_wait_recv(const cc_args* args, int rank, int ch, int src) {
+  if (cc_tid() == 0) {
+    cc_u64* s = args->sync[rank];
+    const cc_u64 want = ++s[cc_sync_seen(args, ch, src)];
+    cc_detail::spin_until_geq(args, &s[cc_sync_inbound(args, ch, src)], want);
+  }
+  cc_barrier();
+}
+
+// Publish this block's writes to `dst` and count one more message to it on `ch`.
+CC_DEVICE void cc_post_send(const cc_args* args, int rank, int ch, int dst) {
+  cc_barrier();
+  if (cc_tid() == 0) {
+    cc_detail::fence_system();  // cumulative: covers the writes of the whole block
+    const cc_u64 sent = ++args->sync[rank][cc_sync_sent(args, ch, dst)];
+    cc_detail::store_release(&args->sync[dst][cc_sync_inbound(args, ch, rank)], sent);
+  }
+}
+
+// --- Block-strided data movers ---------------------------------------------------
+
+namespace cc_detail {
+
+#ifdef CC_CUDA
+// 16-byte packs: used when all arrays have the same element size and reach
+// 16-byte alignment after the same number of leading elements.
+template <class T> struct __align__(16) pack { T v[16 / sizeof(T)]; };
+
+template <class D, class A, class B>
+CC_DEVICE long long vector_head(const D* dst, const D* dst2, const A* a, const B* b, long long n,
+                                long long& body) {
+  body = 0;
+  if (sizeof(A) != sizeof(D) || sizeof(B) != sizeof(D)) return n;
+  const unsigned mis = (unsigned)((cc_u64)dst & 15);
+  if (mis % sizeof(D) || ((cc_u64)a & 15) != mis || ((cc_u64)b & 15) != mis ||
+      (dst2 && ((cc_u64)dst2 & 15) != mis))
+    return n;
+  const long long k = 16 / sizeof(D), head = ((16 - mis) & 15) / sizeof(D);
+  if (n < head + k) return n;
+  body = (n - head) / k * k;
+  return head;
+}
+
+template <class F, class D, class A, class B>
+CC_DEVICE void vector_body(const F& f, D* dst, D* dst2, const A* a, const B* b, long long n) {
+  const int k = 16 / sizeof(D);
+  for (long long p = cc_tid(); p < n / k; p += cc_nthreads()) {
+    const pack<A> va = ((const pack<A>*)a)[p];
+    const pack<B> vb = ((const pack<B>*)b)[p];
+    pack<D> vd;
+#pragma unroll
+    for (int i = 0; i < k; ++i) vd.v[i] = f(va.v[i], vb.v[i]);
+    ((pack<D>*)dst)[p] = vd;
+    if (dst2) ((pack<D>*)dst2)[p] = vd;
+  }
+}
+
+// Head or tail of a vectorised range: fewer elements than one pack, so no
+// point unrolling.
+template <class F, class D, class A, class B>
+CC_DEVICE void edge(const F& f, D* dst, D* dst2, const A* a, const B* b, long long lo, long long hi) {
+#pragma unroll 1
+  for (long long i = lo + cc_tid(); i < hi; i += cc_nthreads()) {
+    const D x = f(a[i], b[i]);
+    dst[i] = x;
+    if (dst2) dst2[i] = x;
+  }
+}
+#endif
+
+template <class F, class D, class A, class B>
+CC_DEVICE void scalar(const F& f, D* dst, D* dst2, const A* a, const B* b, long long lo, long long hi) {
+  for (long long i = lo + cc_tid(); i < hi; i += cc_nthreads()) {
+    const D x = f(a[i], b[i]);
+    dst[i] = x;
+    if (dst2) dst2[i] = x;
+  }
+}
+
+// dst[i] = f(a[i], b[i]) (also dst2[i] when dst2), i strided over the block.
+// Unary movers pass b == a; the unused load is dead code.
+template <class F, class D, class A, class B>
+CC_DEVICE void elementwise(const F& f, D* dst, D* dst2, const A* a, const B* b, long long n) {
+#ifdef CC_CUDA
+  long long body;
+  const long long head = vector_head(dst, dst2, a, b, n, body);
+  if (body) {
+    edge(f, dst, dst2, a, b, 0, head);
+    vector_body(f, dst + head, dst2 ? dst2 + head : dst2, a + head, b + head, body);
+    edge(f, dst, dst2, a, b, head + body, n);
+    return;
+  }
+#endif
+  scalar(f, dst, dst2, a, b, 0, n);
+}
+
+template <class D> struct fn_copy {
+  template <class S> CC_DEVICE D operator()(S x, S) const { return cc_cvt<D>(x); }
+};
+template <class OP, class D> struct fn_reduce {
+  long long divisor;
+  template <class A, class B> CC_DEVICE D operator()(A a, B b) const {
+    typedef cc_acc_t<D> Acc;
+    Acc x = OP::apply(cc_cvt<Acc>(a), cc_cvt<Acc>(b));
+    if (divisor != 1) x = x / (Acc)divisor;
+    return cc_cvt<D>(x);
+  }
+};
+template <class D> struct fn_scale {
+  long long divisor;
+  CC_DEVICE D operator()(D x, D) const {
+    typedef cc_acc_t<D> Acc;
+    return cc_cvt<D>(cc_cvt<Acc>(x) / (Acc)divisor);
+  }
+};
+
+}  // namespace cc_detail
+
+// dst[i] = cvt(src[i])
+template <class D, class S> CC_DEVICE void cc_copy(D* dst, const S* src, long long n) {
+  cc_detail::elementwise(cc_detail::fn_copy<D>(), dst, (D*)0, src, src, n);
+}
+
+// dst[i] (and dst2[i] unless null) = cvt(OP(acc(a[i]), acc(b[i])) [/ divisor]),
+// computed in cc_acc_t<D>.
+template <class OP, class D, class A, class B>
+CC_DEVICE void cc_reduce(D* dst, typename cc_type_identity<D>::type* dst2, const A* a, const B* b,
+                         long long n, long long divisor) {
+  cc_detail::fn_reduce<OP, D> f;
+  f.divisor = divisor;
+  cc_detail::elementwise(f, dst, dst2, a, b, n);
+}
+
+// dst[i] /= divisor
+template <class D> CC_DEVICE void cc_scale(D* dst, long long n, long long divisor) {
+  cc_detail::fn_scale<D> f;
+  f.divisor = divisor;
+  cc_detail::elementwise(f, dst, (D*)0, (const D*)dst, (const D*)dst, n);
+}
+
+#endif  // CCOPT_DEVICE_H

@@ -1,0 +1,179 @@
+//===- ccopt.cpp - the ccopt driver ---------------------------------------===//
+//
+// mlir-opt conventions (input file or -, -o, --pass-pipeline, pass flags,
+// --split-input-file, --verify-diagnostics, --mlir-print-ir-after-all) plus
+// the machine (--topo, --nodes) and what to emit (--emit=mlir|schedule|cuda).
+// Output is written only when everything succeeded, so a failing run never
+// leaves a partial or overwritten file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/CudaEmitter.h"
+#include "passes/Passes.h"
+#include "topology/Machine.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Support/ToolUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+
+enum class Emit { Mlir, Schedule, Cuda };
+
+cl::OptionCategory category("ccopt options");
+
+cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input file>"),
+                                   cl::init("-"), cl::cat(category));
+cl::opt<std::string> outputFilename("o", cl::desc("Output file (default: stdout)"),
+                                    cl::value_desc("file"), cl::init("-"),
+                                    cl::cat(category));
+cl::opt<std::string> topo("topo", cl::desc("Machine preset (a100x8)"),
+                          cl::value_desc("name"), cl::cat(category));
+cl::opt<int> nodes("nodes", cl::desc("Number of such nodes"), cl::init(1),
+                   cl::cat(category));
+cl::opt<Emit> emit(
+    "emit", cl::desc("What to print"), cl::init(Emit::Schedule),
+    cl::values(clEnumValN(Emit::Mlir, "mlir", "the ccl program, verified"),
+               clEnumValN(Emit::Schedule, "schedule",
+                          "the optimized, verified schedule IR (default)"),
+               clEnumValN(Emit::Cuda, "cuda", "CUDA C++ kernels")),
+    cl::cat(category));
+cl::opt<int64_t> chunks("chunks", cl::desc("Pipelined pieces per ring part"),
+                        cl::init(1), cl::cat(category));
+cl::opt<int64_t> channels("channels", cl::desc("Channels per rank"), cl::init(1),
+                          cl::cat(category));
+cl::opt<bool> splitInputFile("split-input-file",
+                             cl::desc("Process each '// -----' chunk separately"),
+                             cl::cat(category));
+cl::opt<bool> verifyDiagnostics(
+    "verify-diagnostics",
+    cl::desc("Check diagnostics against expected-* comments"), cl::cat(category));
+
+LogicalResult fail(const Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "ccopt") << message << "\n";
+  return failure();
+}
+
+/// Parses, transforms and prints one input (or one split chunk).
+LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                            raw_ostream &os, const PassPipelineCLParser &pipeline,
+                            DialectRegistry &registry) {
+  MLIRContext context(registry);
+  context.allowUnregisteredDialects(false);
+  context.printOpOnDiagnostic(!verifyDiagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
+
+  auto run = [&]() -> LogicalResult {
+    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return failure();
+    PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    if (pipeline.hasAnyOccurrences()) {
+      auto onError = [&](const Twine &msg) {
+        emitError(UnknownLoc::get(&context)) << msg;
+        return failure();
+      };
+      if (failed(pipeline.addToPipeline(pm, onError)))
+        return failure();
+    } else if (!topo.empty() || emit != Emit::Mlir) {
+      ccopt::buildDefaultPipeline(
+          pm, {topo, nodes, chunks, channels, /*lower=*/emit != Emit::Mlir});
+    }
+    if (failed(pm.run(*module)))
+      return failure();
+    if (emit == Emit::Cuda)
+      return ccopt::emitCuda(*module, os);
+    module->print(os);
+    os << "\n";
+    return success();
+  };
+
+  if (!verifyDiagnostics) {
+    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    return run();
+  }
+  SourceMgrDiagnosticVerifierHandler handler(sourceMgr, &context);
+  (void)run();
+  return handler.verify();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  ccopt::registerCcoptPasses();
+  PassPipelineCLParser pipeline("", "Passes to run (instead of the default pipeline)");
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "ccopt: compiles collective communication programs for a machine\n\n"
+      "  ccopt schedule.mlir --topo a100x8               the verified schedule\n"
+      "  ccopt schedule.mlir --topo a100x8 --emit=cuda   its CUDA kernels\n");
+
+  if (!topo.empty() && !ccopt::topo::lookupPreset(topo, 1))
+    return failed(fail("unknown machine '" + topo + "' for --topo (presets: " +
+                       llvm::join(ccopt::topo::presetNames(), ", ") + ")"));
+  if (nodes < 1)
+    return failed(fail("--nodes must be at least 1, got " + Twine(nodes)));
+  if (chunks < 1 || channels < 1)
+    return failed(fail("--chunks and --channels must be at least 1"));
+
+  std::string errorMessage;
+  auto input = openInputFile(inputFilename, &errorMessage);
+  if (!input)
+    return failed(fail("cannot read input '" + inputFilename + "': " + errorMessage));
+
+  DialectRegistry registry;
+  registry.insert<ccl::CclDialect, sched::SchedDialect>();
+
+  // Render everything first; write only on success.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto process = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
+                     raw_ostream &out) {
+    return processBuffer(std::move(chunk), out, pipeline, registry);
+  };
+  LogicalResult result =
+      splitInputFile ? splitAndProcessBuffer(std::move(input), process, os,
+                                             kDefaultSplitMarker, kDefaultSplitMarker)
+                     : process(std::move(input), os);
+  if (failed(result))
+    return 1;
+
+  if (outputFilename == "-") {
+    llvm::outs() << text;
+    return 0;
+  }
+  if (llvm::Error error = llvm::writeToOutput(outputFilename, [&](raw_ostream &out) {
+        out << text;
+        return llvm::Error::success();
+      })) {
+    fail("cannot write output '" + outputFilename +
+         "': " + llvm::toString(std::move(error)));
+    return 1;
+  }
+  return 0;
+}
