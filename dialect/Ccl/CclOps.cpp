@@ -61,11 +61,14 @@ LogicalResult ProgramOp::verifyRegions() {
     theirs.erase(theirs.begin());
     Type mineType = op->getOperand(0).getType();
     Type theirType = other->getOperand(0).getType();
-    if (mineType != theirType)
-      return op->emitOpError("buffer type ")
-             << mineType << " differs from " << theirType
-             << " of the matching " << other->getName() << " at "
-             << other->getLoc();
+    if (mineType != theirType) {
+      InFlightDiagnostic diag = op->emitOpError("buffer type ")
+                                << mineType << " differs from " << theirType
+                                << " of the matching " << other->getName();
+      diag.attachNote(other->getLoc())
+          << "the matching " << other->getName() << " is here";
+      return diag;
+    }
     return success();
   };
   for (Operation &op : getBody().front()) {
@@ -91,10 +94,11 @@ LogicalResult GroupOp::verify() {
   llvm::SmallSet<int64_t, 16> seen;
   auto world = getParentOp().getWorld();
   for (int64_t rank : ranks) {
-    if (rank < 0 || (world && rank >= static_cast<int64_t>(*world)))
+    if (rank < 0)
+      return emitOpError("rank ") << rank << " is negative";
+    if (world && rank >= static_cast<int64_t>(*world))
       return emitOpError("rank ") << rank << " is outside the world of "
-                                  << (world ? std::to_string(*world) : "?")
-                                  << " ranks";
+                                  << *world << " ranks";
     if (!seen.insert(rank).second)
       return emitOpError("lists rank ") << rank << " twice";
   }

@@ -143,8 +143,8 @@ int main(int argc, char **argv) {
 
   std::string errorMessage;
   auto input = openInputFile(inputFilename, &errorMessage);
-  if (!input)
-    return failed(fail("cannot read input '" + inputFilename + "': " + errorMessage));
+  if (!input) // The message names the file: "cannot open input file '...': ...".
+    return failed(fail(errorMessage));
 
   DialectRegistry registry;
   registry.insert<ccl::CclDialect, sched::SchedDialect>();
@@ -171,8 +171,8 @@ int main(int argc, char **argv) {
         out << text;
         return llvm::Error::success();
       })) {
-    fail("cannot write output '" + outputFilename +
-         "': " + llvm::toString(std::move(error)));
+    // The error names the file: "'out.mlir': No such file or directory".
+    fail("cannot write output " + llvm::toString(std::move(error)));
     return 1;
   }
   return 0;
