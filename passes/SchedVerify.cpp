@@ -341,7 +341,7 @@ std::optional<Slice> SymbolicExecution::combine(Thread &t, Operation *op,
       return std::nullopt;
     }
     if (x.finalized || y.finalized) {
-      fail(t, op) << "reduces into " << where.str() << " data already finalized";
+      fail(t, op) << "reduces " << where.str() << " after it was finalized";
       return std::nullopt;
     }
     auto merged = unite(x.ranks, y.ranks);

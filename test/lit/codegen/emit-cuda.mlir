@@ -1,0 +1,63 @@
+// RUN: ccopt %s --emit=cuda | FileCheck %s
+// The emitted text is C++ the host compiler accepts against the host primitives.
+// RUN: ccopt %s --emit=cuda -o %t.cu
+// RUN: c++ -std=c++17 -fsyntax-only -x c++ -I %runtime_include %t.cu
+
+// CHECK: #include "ccopt/device.h"
+// CHECK-LABEL: // ring4_all_reduce_0: all_reduce sum, ring, 4 ranks, 1 channel(s), 1000 -> 1000 x f32
+// CHECK-NEXT: CC_KERNEL(ccopt_ring4_all_reduce_0) {
+// CHECK: typedef float T;
+// CHECK: typedef float W;
+// CHECK: const long long r = CC_RANK;
+// CHECK: cc_begin(args, r);
+// CHECK: if (ch == 0) {
+// Loops stay loops; maps become expressions of r and the loop indices.
+// CHECK: for (long long i1 = 0; i1 < 1; ++i1) {
+// CHECK: { // send
+// CHECK: const long long to = cc_mod((r + 1LL), 4LL);
+// CHECK: const long long src_b = cc_part_begin(1000LL, 4LL, src_i);
+// CHECK: cc_copy(cc_peer_buf<W>(args, r, to, CC_BUF_SCRATCH) + dst_b, input + src_b, src_n);
+// CHECK-NEXT: cc_post_send(args, r, ch, to);
+// CHECK: for (long long i2 = 1; i2 < 3; ++i2) {
+// CHECK: { // recv_reduce_send
+// CHECK: cc_wait_recv(args, r, ch, from);
+// CHECK-NEXT: cc_reduce<cc_op_sum>(cc_peer_buf<W>(args, r, to, CC_BUF_SCRATCH) + dst_b, (W*)nullptr, scratch + recvd_b, input + local_b, recvd_n, 1LL);
+// The step that completes a part keeps it and starts the all-gather.
+// CHECK: cc_reduce<cc_op_sum>(cc_peer_buf<T>(args, r, to, CC_BUF_OUTPUT) + dst_b, output + store_b, scratch + recvd_b, input + local_b, recvd_n, 1LL);
+// CHECK: { // recv_copy_send
+// CHECK: cc_copy(cc_peer_buf<T>(args, r, to, CC_BUF_OUTPUT) + dst_b, output + recvd_b, recvd_n);
+// CHECK: { // recv
+// CHECK: cc_end(args, r);
+ccl.program @ring4 world(4) {
+  %a = ccl.buffer "a" : !ccl.buffer<1000xf32>
+  %b = ccl.buffer "b" : !ccl.buffer<1000xf32>
+  ccl.all_reduce sum %a -> %b : !ccl.buffer<1000xf32> -> !ccl.buffer<1000xf32>
+}
+
+// avg divides by the ranks where a part completes; bf16 maps to cc_bf16.
+// CHECK-LABEL: // avg3_all_reduce_0: all_reduce avg
+// CHECK: typedef cc_bf16 T;
+// CHECK: cc_reduce<cc_op_sum>({{.*}}, output + store_b, {{.*}}, 3LL);
+ccl.program @avg3 world(3) {
+  %a = ccl.buffer "a" : !ccl.buffer<10xbf16>
+  ccl.all_reduce avg %a -> %a : !ccl.buffer<10xbf16> -> !ccl.buffer<10xbf16>
+}
+
+// Explicit per-rank tasks are guarded by the rank.
+// CHECK-LABEL: // hand: all_gather, direct, 2 ranks
+// CHECK: if (ch == 0 && r == 1) {
+sched.program @hand attributes {algorithm = "direct", channels = 1 : i64,
+    collective = #ccl<collective all_gather>, element_type = i32,
+    input_count = 1 : i64, output_count = 2 : i64, ranks = 2 : i64,
+    scratch_count = 0 : i64} {
+  sched.task channel 0 rank 0 {
+    sched.copy <input, (d0) -> (0), 1> -> <output, (d0) -> (0), 2>
+    sched.send <input, (d0) -> (0), 1> to affine_map<(d0) -> (1)> at <output, (d0) -> (0), 2>
+    sched.recv from affine_map<(d0) -> (1)>
+  }
+  sched.task channel 0 rank 1 {
+    sched.copy <input, (d0) -> (0), 1> -> <output, (d0) -> (1), 2>
+    sched.send <input, (d0) -> (0), 1> to affine_map<(d0) -> (0)> at <output, (d0) -> (1), 2>
+    sched.recv from affine_map<(d0) -> (0)>
+  }
+}

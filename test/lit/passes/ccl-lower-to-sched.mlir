@@ -1,0 +1,69 @@
+// RUN: ccopt %s --ccl-lower-to-sched | FileCheck %s
+// RUN: ccopt %s --ccl-lower-to-sched="chunks=2 channels=2" | FileCheck %s --check-prefix=PIPE
+
+// The ring is written once for every rank: the IR does not grow with the world.
+// CHECK-LABEL: ccl.program @ring4
+// CHECK: ccl.all_reduce sum %[[A:.*]] -> %[[B:.*]] {schedule = @ring4_all_reduce_0}
+// CHECK-LABEL: sched.program @ring4_all_reduce_0
+// CHECK-SAME: algorithm = "ring"
+// CHECK-SAME: channels = 1
+// CHECK-SAME: collective = #ccl<collective all_reduce>, element_type = f32, input_count = 1000
+// CHECK-SAME: ranks = 4
+// CHECK-SAME: scratch_count = 1000
+// CHECK: sched.task channel 0 {
+// CHECK-NEXT: sched.loop 0 to 1 {
+// Reduce-scatter: own part out, n-2 fused steps, then the owned part completes.
+// CHECK-NEXT: sched.send <input, (d0, d1) -> (d1 * 4 + d0 mod 4), 4> to #{{.*}} at <scratch,
+// CHECK-NEXT: sched.loop 1 to 3 {
+// CHECK-NEXT: sched.recv_reduce_send from #{{.*}} <scratch, (d0, d1, d2) -> (d1 * 4 + (d0 - d2) mod 4), 4>, <input,
+// CHECK: sched.recv_reduce_send {{.*}} store <output, (d0, d1) -> (d1 * 4 + (d0 + 1) mod 4), 4> to
+// All-gather straight into the next rank's output.
+// CHECK-NEXT: sched.loop 1 to 3 {
+// CHECK-NEXT: sched.recv_copy_send {{.*}} <output, {{.*}} at <output,
+// CHECK: sched.recv from
+ccl.program @ring4 world(4) {
+  %a = ccl.buffer "a" : !ccl.buffer<1000xf32>
+  %b = ccl.buffer "b" : !ccl.buffer<1000xf32>
+  ccl.all_reduce sum %a -> %b : !ccl.buffer<1000xf32> -> !ccl.buffer<1000xf32>
+}
+
+// avg divides once, where a part is complete; in place reads and writes one buffer.
+// CHECK-LABEL: sched.program @avg3_all_reduce_0
+// CHECK-SAME: in_place
+// CHECK-SAME: redop = #ccl<redop avg>
+// CHECK: sched.recv_reduce_send {{.*}} store <output, {{.*}} finalize to
+ccl.program @avg3 world(3) {
+  %a = ccl.buffer "a" : !ccl.buffer<10xf16>
+  ccl.all_reduce avg %a -> %a : !ccl.buffer<10xf16> -> !ccl.buffer<10xf16>
+}
+
+// One rank: a copy, no messages.
+// CHECK-LABEL: sched.program @solo_all_reduce_0
+// CHECK-SAME: scratch_count = 0
+// CHECK: sched.copy <input, (d0) -> (0), 1> -> <output, (d0) -> (0), 1>
+// CHECK-NOT: sched.send
+ccl.program @solo world(1) {
+  %a = ccl.buffer "a" : !ccl.buffer<5xi32>
+  %b = ccl.buffer "b" : !ccl.buffer<5xi32>
+  ccl.all_reduce max %a -> %b : !ccl.buffer<5xi32> -> !ccl.buffer<5xi32>
+}
+
+// A group's collective runs among the group's ranks.
+// CHECK-LABEL: sched.program @grouped_all_reduce_0
+// CHECK-SAME: ranks = 2
+ccl.program @grouped world(4) {
+  ccl.group @pair ranks [1, 3]
+  %a = ccl.buffer "a" : !ccl.buffer<8xf32>
+  ccl.all_reduce sum %a -> %a group @pair : !ccl.buffer<8xf32> -> !ccl.buffer<8xf32>
+}
+
+// Pipelining: channels x chunks blocks of n parts each.
+// PIPE-LABEL: sched.program @ring4_all_reduce_0
+// PIPE-SAME: channels = 2
+// PIPE-SAME: chunks = 2
+// PIPE: sched.task channel 0 {
+// PIPE-NEXT: sched.loop 0 to 2 {
+// PIPE-NEXT: sched.send <input, (d0, d1) -> (d1 * 4 + d0 mod 4), 16>
+// PIPE: sched.task channel 1 {
+// PIPE-NEXT: sched.loop 0 to 2 {
+// PIPE-NEXT: sched.send <input, (d0, d1) -> ((d1 + 2) * 4 + d0 mod 4), 16>

@@ -1,0 +1,225 @@
+// RUN: ccopt %s --emit=mlir --sched-verify --split-input-file --verify-diagnostics
+
+// Both ranks wait first: nobody ever sends.
+#peer = affine_map<(d0) -> ((d0 + 1) mod 2)>
+sched.program @deadlock attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 2 : i64, output_count = 2 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 2 : i64} {
+  sched.task channel 0 {
+    // expected-error @+1 {{rank 0, channel 0, step 0: circular wait (rank 0 waits for rank 1; rank 1 waits for rank 0)}}
+    sched.recv from #peer
+    sched.send <input, (d0) -> (0), 1> to #peer at <scratch, (d0) -> (0), 1>
+  }
+}
+
+// -----
+
+// Rank 0 reduces its scratch before the message that fills it arrives.
+#peer = affine_map<(d0) -> ((d0 + 1) mod 2)>
+sched.program @early_read attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 2 : i64, output_count = 2 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 2 : i64} {
+  sched.task channel 0 rank 1 {
+    sched.send <input, (d0) -> (0), 2> to #peer at <scratch, (d0) -> (0), 2>
+    sched.recv from #peer
+  }
+  sched.task channel 0 rank 0 {
+    // expected-error @+1 {{rank 0, channel 0, step 0: reads scratch[0, 1) (part 0 of 2) before the data of rank 1 (channel 0, step 0) arrives}}
+    sched.reduce <scratch, (d0) -> (0), 2>, <input, (d0) -> (0), 2> -> <output, (d0) -> (0), 2>
+    sched.recv from #peer
+    sched.send <output, (d0) -> (0), 2> to #peer at <output, (d0) -> (0), 2>
+  }
+}
+
+// -----
+
+// A rank adds its own input to itself.
+sched.program @twice attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 4 : i64, output_count = 4 : i64, ranks = 1 : i64,
+    redop = #ccl<redop sum>, scratch_count = 0 : i64} {
+  sched.task channel 0 {
+    // expected-error @+1 {{rank 0, channel 0, step 0: adds the contribution of rank 0 twice into input[0, 4) (part 0 of 1) ({0} + {0})}}
+    sched.reduce <input, (d0) -> (0), 1>, <input, (d0) -> (0), 1> -> <output, (d0) -> (0), 1>
+  }
+}
+
+// -----
+
+// Parts 0 and 1 hold different elements: reducing them together is wrong.
+#peer = affine_map<(d0) -> ((d0 + 1) mod 2)>
+sched.program @misaligned attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 2 : i64, output_count = 2 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 2 : i64} {
+  sched.task channel 0 {
+    sched.send <input, (d0) -> (0), 2> to #peer at <scratch, (d0) -> (0), 2>
+    sched.recv from #peer
+    // expected-error @+1 {{combines input elements from 0 and from 1 into scratch[0, 1) (part 0 of 2) (misaligned parts)}}
+    sched.reduce <scratch, (d0) -> (0), 2>, <input, (d0) -> (1), 2> -> <output, (d0) -> (0), 2>
+  }
+}
+
+// -----
+
+// Only part 0 is exchanged; part 1 of the output is never written.
+#peer = affine_map<(d0) -> ((d0 + 1) mod 2)>
+// expected-error @+1 {{rank 0 ends with output[1, 2) never written where all_reduce needs ranks {0-1} of input element 1 at element 1}}
+sched.program @incomplete attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 2 : i64, output_count = 2 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 2 : i64} {
+  sched.task channel 0 {
+    sched.send <input, (d0) -> (0), 2> to #peer at <scratch, (d0) -> (0), 2>
+    sched.recv from #peer
+    sched.reduce <scratch, (d0) -> (0), 2>, <input, (d0) -> (0), 2> -> <output, (d0) -> (0), 2>
+  }
+}
+
+// -----
+
+// The output holds only the rank's own input: a contribution is missing.
+// expected-error @+1 {{rank 0 ends with output[0, 3) holding ranks {0} of input element 0 where all_reduce needs ranks {0-1} of input element 0 at element 0}}
+sched.program @missing attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 3 : i64, output_count = 3 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 0 : i64} {
+  sched.task channel 0 {
+    sched.copy <input, (d0) -> (0), 1> -> <output, (d0) -> (0), 1>
+  }
+}
+
+// -----
+
+// A message nobody receives.
+#peer = affine_map<(d0) -> ((d0 + 1) mod 2)>
+// expected-error @+1 {{rank 0 sends 1 message(s) to rank 1 on channel 0 that are never received}}
+sched.program @unreceived attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_gather>, element_type = f32,
+    input_count = 1 : i64, output_count = 2 : i64, ranks = 2 : i64,
+    scratch_count = 0 : i64} {
+  sched.task channel 0 rank 0 {
+    sched.send <input, (d0) -> (0), 1> to #peer at <output, (d0) -> (d0), 2>
+  }
+}
+
+// -----
+
+// A receive whose sender finished without sending.
+#peer = affine_map<(d0) -> ((d0 + 1) mod 2)>
+sched.program @never_sent attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_gather>, element_type = f32,
+    input_count = 1 : i64, output_count = 2 : i64, ranks = 2 : i64,
+    scratch_count = 0 : i64} {
+  sched.task channel 0 rank 0 {
+    // expected-error @+1 {{rank 0, channel 0, step 0: waits for a message that is never sent (rank 0 waits for rank 1)}}
+    sched.recv from #peer
+  }
+}
+
+// -----
+
+// Sending to a rank that does not exist, or to oneself.
+sched.program @no_such_peer attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_gather>, element_type = f32,
+    input_count = 1 : i64, output_count = 2 : i64, ranks = 2 : i64,
+    scratch_count = 0 : i64} {
+  sched.task channel 0 {
+    // expected-error @+1 {{rank 1, channel 0, step 0: peer rank 2 is outside [0, 2)}}
+    sched.send <input, (d0) -> (0), 1> to affine_map<(d0) -> (d0 + 1)> at <output, (d0) -> (d0), 2>
+  }
+}
+
+// -----
+
+sched.program @self attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_gather>, element_type = f32,
+    input_count = 1 : i64, output_count = 2 : i64, ranks = 2 : i64,
+    scratch_count = 0 : i64} {
+  sched.task channel 0 {
+    // expected-error @+1 {{rank 1, channel 0, step 0: rank 1 exchanges a message with itself}}
+    sched.send <input, (d0) -> (0), 1> to affine_map<(d0) -> (d0)> at <output, (d0) -> (d0), 2>
+  }
+}
+
+// -----
+
+// A part index past the end.
+sched.program @bad_part attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 4 : i64, output_count = 4 : i64, ranks = 1 : i64,
+    redop = #ccl<redop sum>, scratch_count = 0 : i64} {
+  sched.task channel 0 {
+    // expected-error @+1 {{rank 0, channel 0, step 0: part index 2 of the input buffer is outside [0, 2)}}
+    sched.copy <input, (d0) -> (2), 2> -> <output, (d0) -> (0), 1>
+  }
+}
+
+// -----
+
+// Source and destination differ in size.
+sched.program @sizes attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 4 : i64, output_count = 4 : i64, ranks = 1 : i64,
+    redop = #ccl<redop sum>, scratch_count = 0 : i64} {
+  sched.task channel 0 {
+    // expected-error @+1 {{rank 0, channel 0, step 0: input[0, 2) (part 0 of 2) and output[0, 4) (part 0 of 1) differ in size (2 vs 4 elements)}}
+    sched.copy <input, (d0) -> (0), 2> -> <output, (d0) -> (0), 1>
+  }
+}
+
+// -----
+
+// Rank 1 fills its own scratch while rank 0 writes into it: nothing orders
+// the two writes.
+#peer = affine_map<(d0) -> ((d0 + 1) mod 2)>
+sched.program @race attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 2 : i64, output_count = 2 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 2 : i64} {
+  sched.task channel 0 rank 1 {
+    sched.copy <input, (d0) -> (0), 2> -> <scratch, (d0) -> (0), 2>
+    sched.recv from #peer
+  }
+  sched.task channel 0 rank 0 {
+    // expected-error @+1 {{rank 0, channel 0, step 0: writes rank 1's scratch[0, 1) (part 0 of 2) while rank 1 (channel 0, step 0) may still be writing it (no message orders the two)}}
+    sched.send <input, (d0) -> (0), 2> to #peer at <scratch, (d0) -> (0), 2>
+  }
+}
+
+// -----
+
+// Two channels of one rank touch the same part unordered.
+sched.program @channels attributes {algorithm = "hand", channels = 2 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 2 : i64, output_count = 2 : i64, ranks = 1 : i64,
+    redop = #ccl<redop sum>, scratch_count = 0 : i64} {
+  sched.task channel 1 {
+    sched.copy <input, (d0) -> (0), 1> -> <output, (d0) -> (0), 1>
+  }
+  sched.task channel 0 {
+    // expected-error @+1 {{rank 0, channel 0, step 0: writes rank 0's output[0, 2) (part 0 of 1) while rank 0 (channel 1, step 0) may still be writing it (no message orders the two)}}
+    sched.copy <input, (d0) -> (0), 1> -> <output, (d0) -> (0), 1>
+  }
+}
+
+// -----
+
+// Finalizing twice (avg would divide twice).
+#peer = affine_map<(d0) -> ((d0 + 1) mod 2)>
+sched.program @avg_twice attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 2 : i64, output_count = 2 : i64, ranks = 2 : i64,
+    redop = #ccl<redop avg>, scratch_count = 2 : i64} {
+  sched.task channel 0 rank 0 {
+    sched.send <input, (d0) -> (0), 1> to #peer at <scratch, (d0) -> (0), 1>
+  }
+  sched.task channel 0 rank 1 {
+    sched.recv from #peer
+    sched.reduce <scratch, (d0) -> (0), 1>, <input, (d0) -> (0), 1> -> <output, (d0) -> (0), 1> finalize
+    // expected-error @+1 {{rank 1, channel 0, step 2: reduces output[0, 2) (part 0 of 1) after it was finalized}}
+    sched.reduce <output, (d0) -> (0), 1>, <scratch, (d0) -> (0), 1> -> <output, (d0) -> (0), 1> finalize
+  }
+}
