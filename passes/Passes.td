@@ -47,7 +47,7 @@ def SchedVerify : Pass<"sched-verify", "::mlir::ModuleOp"> {
     wait. Diagnostics name the rank, channel, step and part.
   }];
   let options = [
-    Option<"raceCheckLimit", "race-check-limit", "int64_t", /*default=*/"4096",
+    Option<"raceCheckLimit", "race-check-limit", "int64_t", /*default=*/"256",
            "largest ranks x channels for the happens-before race check">,
   ];
 }

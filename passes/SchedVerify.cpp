@@ -151,6 +151,11 @@ private:
                          ArrayRef<const ElementRange *> ranges);
   void post(Thread &t, int64_t to);
   bool happensBefore(const Access &a, const Thread &t) const;
+  /// An access by `t` now.
+  Access accessBy(const Thread &t) const {
+    int32_t id = &t - threads.data();
+    return Access{id, t.clock.empty() ? 0 : t.clock[id], t.step};
+  }
   std::string describe(const Access &a) const;
   InFlightDiagnostic fail(Thread &t, Operation *op);
 
@@ -283,12 +288,16 @@ std::optional<Slice> SymbolicExecution::read(Thread &t, Operation *op,
       fail(t, op) << "reads " << r.str() << ", which holds no data yet";
       return std::nullopt;
     }
-    Access self{static_cast<int32_t>(&t - threads.data()), t.clock.empty() ? 0 : t.clock[&t - threads.data()], t.step};
-    auto mine = llvm::find_if(piece.reads, [&](const Access &a) { return a.thread == self.thread; });
-    if (mine != piece.reads.end())
-      *mine = self;
-    else
-      piece.reads.push_back(self);
+    if (raceCheck) {
+      Access self = accessBy(t);
+      auto mine = llvm::find_if(piece.reads, [&](const Access &a) {
+        return a.thread == self.thread;
+      });
+      if (mine != piece.reads.end())
+        *mine = self;
+      else
+        piece.reads.push_back(self);
+    }
     slice.push_back({piece.end - it->first, piece.content});
   }
   return slice;
@@ -316,7 +325,7 @@ LogicalResult SymbolicExecution::write(Thread &t, Operation *op, int64_t rank,
     }
   }
   mem.erase(first, last);
-  Access self{static_cast<int32_t>(&t - threads.data()), t.clock.empty() ? 0 : t.clock[&t - threads.data()], t.step};
+  Access self = accessBy(t);
   int64_t at = r.begin;
   for (auto &[length, content] : slice) {
     mem[at] = Piece{at + length, content, self, {}};
