@@ -19,6 +19,10 @@ struct AssignWorld : ccopt::impl::CclAssignWorldBase<AssignWorld> {
 
   void runOnOperation() override {
     std::optional<ccopt::topo::Machine> machine;
+    if (nodes < 1) {
+      getOperation().emitError("nodes must be at least 1, got ") << nodes;
+      return signalPassFailure();
+    }
     if (!topo.empty()) {
       machine = ccopt::topo::lookupPreset(topo, nodes);
       if (!machine) {

@@ -36,8 +36,10 @@ std::optional<int64_t> mlir::ccl::participantCount(Operation *op,
 //===----------------------------------------------------------------------===//
 
 LogicalResult ProgramOp::verify() {
-  if (auto world = getWorld(); world && *world < 1)
-    return emitOpError("world must hold at least one rank, got ") << *world;
+  // Read as signed: the getter of an I64Attr is unsigned.
+  if (IntegerAttr world = getWorldAttr(); world && world.getInt() < 1)
+    return emitOpError("world must hold at least one rank, got ")
+           << world.getInt();
   return success();
 }
 

@@ -58,36 +58,49 @@ int64_t ProgramOp::getCount(BufferKind kind) {
   llvm_unreachable("unknown buffer kind");
 }
 
+// The getters of I64Attr are unsigned: the verifiers read the attributes as
+// signed values so that negative ones are caught (and printed) as such.
+
 LogicalResult ProgramOp::verify() {
-  if (getRanks() < 1)
-    return emitOpError("needs at least one rank, got ") << getRanks();
-  if (getChannels() < 1)
-    return emitOpError("needs at least one channel, got ") << getChannels();
-  if (getInputCount() < 0 || getOutputCount() < 0 || getScratchCount() < 0)
+  int64_t ranks = getRanksAttr().getInt();
+  int64_t channels = getChannelsAttr().getInt();
+  if (ranks < 1)
+    return emitOpError("needs at least one rank, got ") << ranks;
+  if (channels < 1)
+    return emitOpError("needs at least one channel, got ") << channels;
+  if (getInputCountAttr().getInt() < 0 || getOutputCountAttr().getInt() < 0 ||
+      getScratchCountAttr().getInt() < 0)
     return emitOpError("buffer counts must not be negative");
   if (getInPlace() && getInputCount() != getOutputCount())
     return emitOpError("in_place needs equal input and output counts");
-  if (auto root = getRoot(); root && (*root < 0 || *root >= getRanks()))
-    return emitOpError("root ") << *root << " is out of range for "
-                                << getRanks() << " ranks";
+  if (IntegerAttr root = getRootAttr();
+      root && (root.getInt() < 0 || root.getInt() >= ranks))
+    return emitOpError("root ") << root.getInt() << " is out of range for "
+                                << ranks << " ranks";
   return success();
 }
 
 LogicalResult TaskOp::verify() {
   auto program = getParentOp();
-  if (getChannel() < 0 || getChannel() >= program.getChannels())
-    return emitOpError("channel ") << getChannel() << " is out of range for "
+  int64_t channel = getChannelAttr().getInt();
+  if (channel < 0 || channel >= static_cast<int64_t>(program.getChannels()))
+    return emitOpError("channel ") << channel << " is out of range for "
                                    << program.getChannels() << " channels";
-  if (auto rank = getRank(); rank && (*rank < 0 || *rank >= program.getRanks()))
-    return emitOpError("rank ") << *rank << " is out of range for "
+  if (IntegerAttr rank = getRankAttr();
+      rank && (rank.getInt() < 0 ||
+               rank.getInt() >= static_cast<int64_t>(program.getRanks())))
+    return emitOpError("rank ") << rank.getInt() << " is out of range for "
                                 << program.getRanks() << " ranks";
   return success();
 }
 
 LogicalResult LoopOp::verify() {
-  if (getUpper() < getLower())
+  int64_t lower = getLowerAttr().getInt(), upper = getUpperAttr().getInt();
+  if (lower < 0)
+    return emitOpError("lower bound ") << lower << " must not be negative";
+  if (upper < lower)
     return emitOpError("upper bound ")
-           << getUpper() << " is below lower bound " << getLower();
+           << upper << " is below lower bound " << lower;
   return success();
 }
 

@@ -52,7 +52,7 @@ def Sched_PartAttr : AttrDef<Sched_Dialect, "Part"> {
     (rank, loop indices...) to the part.
 
     ```mlir
-    <output, affine_map<(d0, d1) -> ((d0 - d1) mod 8)>, 8>
+    <output, (d0, d1) -> ((d0 - d1) mod 8), 8>
     ```
   }];
   let parameters = (ins "BufferKind":$buffer, "::mlir::AffineMap":$index,
@@ -85,13 +85,13 @@ def Sched_ProgramOp : Sched_Op<"program", [Symbol, NoTerminator, SingleBlock,
     defaults to the element type; remote writes into scratch travel in it).
 
     ```mlir
-    sched.program @ring attributes {collective = #ccl.collective<all_reduce>,
-        redop = #ccl.redop<sum>, ranks = 2 : i64, channels = 1 : i64,
+    sched.program @ring attributes {collective = #ccl<collective all_reduce>,
+        redop = #ccl<redop sum>, ranks = 2 : i64, channels = 1 : i64,
         element_type = f32, input_count = 64 : i64, output_count = 64 : i64,
         scratch_count = 64 : i64, algorithm = "ring"} {
       sched.task channel 0 {
-        sched.send <input, affine_map<(d0) -> (d0)>, 2> to affine_map<(d0) -> ((d0 + 1) mod 2)>
-            at <scratch, affine_map<(d0) -> (d0)>, 2>
+        sched.send <input, (d0) -> (d0), 2> to affine_map<(d0) -> ((d0 + 1) mod 2)>
+            at <scratch, (d0) -> (d0), 2>
         ...
       }
     }
@@ -160,7 +160,7 @@ def Sched_CopyOp : Sched_StepOp<"copy"> {
   let summary = "local copy of a part";
   let description = [{
     ```mlir
-    sched.copy <input, affine_map<(d0) -> (d0)>, 8> -> <output, affine_map<(d0) -> (d0)>, 8>
+    sched.copy <input, (d0) -> (d0), 8> -> <output, (d0) -> (d0), 8>
     ```
   }];
   let arguments = (ins Sched_PartAttr:$src, Sched_PartAttr:$dst);
@@ -173,8 +173,8 @@ def Sched_ReduceOp : Sched_StepOp<"reduce"> {
     `finalize` applies the reduction's last step (avg: divide by the ranks).
 
     ```mlir
-    sched.reduce <scratch, affine_map<(d0) -> (d0)>, 8>, <input, affine_map<(d0) -> (d0)>, 8>
-        -> <output, affine_map<(d0) -> (d0)>, 8>
+    sched.reduce <scratch, (d0) -> (d0), 8>, <input, (d0) -> (d0), 8>
+        -> <output, (d0) -> (d0), 8>
     ```
   }];
   let arguments = (ins Sched_PartAttr:$lhs, Sched_PartAttr:$rhs,
@@ -186,8 +186,8 @@ def Sched_SendOp : Sched_StepOp<"send"> {
   let summary = "write a local part into a part of the peer's buffer, then signal";
   let description = [{
     ```mlir
-    sched.send <input, affine_map<(d0) -> (d0)>, 8> to affine_map<(d0) -> ((d0 + 1) mod 8)>
-        at <scratch, affine_map<(d0) -> (d0)>, 8>
+    sched.send <input, (d0) -> (d0), 8> to affine_map<(d0) -> ((d0 + 1) mod 8)>
+        at <scratch, (d0) -> (d0), 8>
     ```
   }];
   let arguments = (ins Sched_PartAttr:$src, AffineMapAttr:$peer, Sched_PartAttr:$dst);
@@ -213,8 +213,8 @@ def Sched_RecvReduceSendOp : Sched_StepOp<"recv_reduce_send"> {
 
     ```mlir
     sched.recv_reduce_send from affine_map<(d0) -> ((d0 + 7) mod 8)>
-        <scratch, affine_map<(d0) -> (d0)>, 8>, <input, affine_map<(d0) -> (d0)>, 8>
-        to affine_map<(d0) -> ((d0 + 1) mod 8)> at <scratch, affine_map<(d0) -> (d0)>, 8>
+        <scratch, (d0) -> (d0), 8>, <input, (d0) -> (d0), 8>
+        to affine_map<(d0) -> ((d0 + 1) mod 8)> at <scratch, (d0) -> (d0), 8>
     ```
   }];
   let arguments = (ins AffineMapAttr:$from, Sched_PartAttr:$recvd,
@@ -231,8 +231,8 @@ def Sched_RecvCopySendOp : Sched_StepOp<"recv_copy_send"> {
   let description = [{
     ```mlir
     sched.recv_copy_send from affine_map<(d0) -> ((d0 + 7) mod 8)>
-        <output, affine_map<(d0) -> (d0)>, 8>
-        to affine_map<(d0) -> ((d0 + 1) mod 8)> at <output, affine_map<(d0) -> (d0)>, 8>
+        <output, (d0) -> (d0), 8>
+        to affine_map<(d0) -> ((d0 + 1) mod 8)> at <output, (d0) -> (d0), 8>
     ```
   }];
   let arguments = (ins AffineMapAttr:$from, Sched_PartAttr:$recvd,

@@ -95,7 +95,8 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       };
       if (failed(pipeline.addToPipeline(pm, onError)))
         return failure();
-    } else if (!topo.empty() || emit != Emit::Mlir) {
+    } else if (!topo.empty() || (emit.getNumOccurrences() && emit != Emit::Mlir)) {
+      // Like mlir-opt, a bare `ccopt file` only parses, verifies and prints.
       ccopt::buildDefaultPipeline(
           pm, {topo, nodes, chunks, channels, /*lower=*/emit != Emit::Mlir});
     }
@@ -171,9 +172,11 @@ int main(int argc, char **argv) {
         out << text;
         return llvm::Error::success();
       })) {
-    // The error names the file: "'out.mlir': No such file or directory".
-    fail("cannot write output " + llvm::toString(std::move(error)));
-    return 1;
+    // Some of these errors name the file ("'out.mlir': ..."), some do not.
+    std::string reason = llvm::toString(std::move(error));
+    StringRef why = reason;
+    why.consume_front("'" + outputFilename + "': ");
+    return failed(fail("cannot write output '" + outputFilename + "': " + why));
   }
   return 0;
 }
