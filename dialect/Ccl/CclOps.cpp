@@ -12,6 +12,25 @@
 using namespace mlir;
 using namespace mlir::ccl;
 
+/// Reductions read as a bare keyword: `ccl.all_reduce sum %a -> %b`.
+static ParseResult parseRedOp(OpAsmParser &parser, ReductionKindAttr &attr) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  auto kind = symbolizeReductionKind(keyword);
+  if (!kind)
+    return parser.emitError(loc, "expected a reduction (sum, prod, min, max "
+                                 "or avg), got '")
+           << keyword << "'";
+  attr = ReductionKindAttr::get(parser.getContext(), *kind);
+  return success();
+}
+
+static void printRedOp(OpAsmPrinter &printer, Operation *, ReductionKindAttr attr) {
+  printer << stringifyReductionKind(attr.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "dialect/Ccl/CclOps.cpp.inc"
 
@@ -128,6 +147,16 @@ LogicalResult verifySameElementType(Operation *op, Value input, Value output) {
 
 int64_t countOf(Value buffer) { return cast<BufferType>(buffer.getType()).getCount(); }
 
+/// Input and output hold the same number of elements of one type.
+LogicalResult verifySameBuffers(Operation *op, Value input, Value output) {
+  if (failed(verifySameElementType(op, input, output)))
+    return failure();
+  if (countOf(input) != countOf(output))
+    return op->emitOpError("input and output counts differ: ")
+           << countOf(input) << " vs " << countOf(output);
+  return success();
+}
+
 LogicalResult verifyRank(Operation *op, StringRef what, int64_t rank, int64_t n) {
   if (rank < 0 || rank >= n)
     return op->emitOpError() << what << " " << rank << " is out of range for "
@@ -167,12 +196,7 @@ CCL_GROUP_USER(BarrierOp)
 #undef CCL_GROUP_USER
 
 LogicalResult AllReduceOp::verify() {
-  if (failed(verifySameElementType(*this, getInput(), getOutput())))
-    return failure();
-  if (getInput().getType() != getOutput().getType())
-    return emitOpError("input and output counts differ: ")
-           << countOf(getInput()) << " vs " << countOf(getOutput());
-  return success();
+  return verifySameBuffers(*this, getInput(), getOutput());
 }
 LogicalResult AllReduceOp::verifyForRanks(int64_t) { return success(); }
 
@@ -199,36 +223,21 @@ LogicalResult AllGatherOp::verifyForRanks(int64_t n) {
 }
 
 LogicalResult BroadcastOp::verify() {
-  if (failed(verifySameElementType(*this, getInput(), getOutput())))
-    return failure();
-  if (countOf(getInput()) != countOf(getOutput()))
-    return emitOpError("input and output counts differ: ")
-           << countOf(getInput()) << " vs " << countOf(getOutput());
-  return success();
+  return verifySameBuffers(*this, getInput(), getOutput());
 }
 LogicalResult BroadcastOp::verifyForRanks(int64_t n) {
   return verifyRank(*this, "root", getRoot(), n);
 }
 
 LogicalResult ReduceOp::verify() {
-  if (failed(verifySameElementType(*this, getInput(), getOutput())))
-    return failure();
-  if (countOf(getInput()) != countOf(getOutput()))
-    return emitOpError("input and output counts differ: ")
-           << countOf(getInput()) << " vs " << countOf(getOutput());
-  return success();
+  return verifySameBuffers(*this, getInput(), getOutput());
 }
 LogicalResult ReduceOp::verifyForRanks(int64_t n) {
   return verifyRank(*this, "root", getRoot(), n);
 }
 
 LogicalResult AllToAllOp::verify() {
-  if (failed(verifySameElementType(*this, getInput(), getOutput())))
-    return failure();
-  if (countOf(getInput()) != countOf(getOutput()))
-    return emitOpError("input and output counts differ: ")
-           << countOf(getInput()) << " vs " << countOf(getOutput());
-  return success();
+  return verifySameBuffers(*this, getInput(), getOutput());
 }
 LogicalResult AllToAllOp::verifyForRanks(int64_t n) {
   if (countOf(getInput()) % n != 0)

@@ -87,7 +87,7 @@ def Ccl_AllReduceOp : Ccl_CollectiveOp<"all_reduce"> {
   let arguments = (ins Ccl_ReductionKindAttr:$op, Ccl_BufferType:$input,
                        Ccl_BufferType:$output, OptionalAttr<FlatSymbolRefAttr>:$group);
   let assemblyFormat = [{
-    $op $input `->` $output (`group` $group^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
+    custom<RedOp>($op) $input `->` $output (`group` $group^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
   }];
 }
 
@@ -103,7 +103,7 @@ def Ccl_ReduceScatterOp : Ccl_CollectiveOp<"reduce_scatter"> {
   let arguments = (ins Ccl_ReductionKindAttr:$op, Ccl_BufferType:$input,
                        Ccl_BufferType:$output, OptionalAttr<FlatSymbolRefAttr>:$group);
   let assemblyFormat = [{
-    $op $input `->` $output (`group` $group^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
+    custom<RedOp>($op) $input `->` $output (`group` $group^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
   }];
 }
 
@@ -146,7 +146,7 @@ def Ccl_ReduceOp : Ccl_CollectiveOp<"reduce"> {
                        Ccl_BufferType:$output, I64Attr:$root,
                        OptionalAttr<FlatSymbolRefAttr>:$group);
   let assemblyFormat = [{
-    $op $input `->` $output `root` $root (`group` $group^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
+    custom<RedOp>($op) $input `->` $output `root` $root (`group` $group^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
   }];
 }
 
