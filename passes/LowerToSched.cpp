@@ -1,13 +1,15 @@
 //===- LowerToSched.cpp - ccl-lower-to-sched ------------------------------===//
 //
-// Each collective becomes a sched.program. all_reduce lowers to the ring of
-// Patarasuk & Yuan: n-1 reduce-scatter steps then n-1 all-gather steps around
-// r -> r+1, written once for every rank (maps of the rank d0 and loop
-// indices), so the IR does not grow with the world.
+// Each collective becomes a sched.program next to its ccl.program, named on
+// the collective. all_reduce lowers to a ring (Algorithms.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Algorithms.h"
+#include "topology/Rings.h"
+
+#include "llvm/ADT/Sequence.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -21,96 +23,21 @@ using namespace mlir::sched;
 
 namespace {
 
-/// Builds the body of one ring all-reduce task. Maps take (r, c, s): the
-/// rank, the pipelined chunk and the step within a phase.
-class RingAllReduceBuilder {
-public:
-  RingAllReduceBuilder(OpBuilder &b, Location loc, int64_t n, int64_t chunks,
-                       int64_t channels)
-      : b(b), loc(loc), n(n), chunks(chunks), parts(n * chunks * channels) {}
-
-  void buildTask(int64_t channel, bool inPlace, bool finalize) {
-    MLIRContext *ctx = b.getContext();
-    AffineExpr r = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx);
-    AffineExpr s = getAffineDimExpr(2, ctx);
-    if (n == 1) {
-      if (!inPlace)
-        CopyOp::create(b, loc, part(BufferKind::Input, {r}, channel, c, r),
-                       part(BufferKind::Output, {r}, channel, c, r));
-      return;
-    }
-    // Inside the chunk loop, maps take (r, c); inside step loops (r, c, s).
-    auto next = peer(r + 1, 2), prev = peer(r + n - 1, 2);
-    auto nextS = peer(r + 1, 3), prevS = peer(r + n - 1, 3);
-    withLoop(0, chunks, [&] {
-      // Reduce-scatter: step 0 sends the own part, steps 1..n-2 add and pass
-      // on part r-s, step n-1 completes part r+1 and starts the all-gather.
-      SendOp::create(b, loc, part(BufferKind::Input, {r, c}, channel, c, r),
-                     next, part(BufferKind::Scratch, {r, c}, channel, c, r));
-      withLoop(1, n - 1, [&] {
-        AffineExpr j = r - s + n;
-        RecvReduceSendOp::create(
-            b, loc, prevS, part(BufferKind::Scratch, {r, c, s}, channel, c, j),
-            part(BufferKind::Input, {r, c, s}, channel, c, j), PartAttr(),
-            /*finalize=*/UnitAttr(), nextS,
-            part(BufferKind::Scratch, {r, c, s}, channel, c, j));
-      });
-      AffineExpr owned = r + 1;
-      RecvReduceSendOp::create(
-          b, loc, prev, part(BufferKind::Scratch, {r, c}, channel, c, owned),
-          part(BufferKind::Input, {r, c}, channel, c, owned),
-          part(BufferKind::Output, {r, c}, channel, c, owned),
-          finalize ? b.getUnitAttr() : UnitAttr(), next,
-          part(BufferKind::Output, {r, c}, channel, c, owned));
-      // All-gather: forward part r+1-s straight into the next rank's output.
-      withLoop(1, n - 1, [&] {
-        AffineExpr j = r + 1 - s + n;
-        RecvCopySendOp::create(
-            b, loc, prevS, part(BufferKind::Output, {r, c, s}, channel, c, j),
-            nextS, part(BufferKind::Output, {r, c, s}, channel, c, j));
-      });
-      RecvOp::create(b, loc, prev);
-    });
-  }
-
-private:
-  /// Part j (mod n) of pipelined chunk c on `channel`: the buffer is split
-  /// into channels x chunks blocks of n parts each.
-  PartAttr part(BufferKind kind, ArrayRef<AffineExpr> dims, int64_t channel,
-                AffineExpr c, AffineExpr j) {
-    unsigned numDims = dims.size();
-    AffineExpr chunk = numDims > 1 ? c : getAffineConstantExpr(0, b.getContext());
-    AffineExpr index = (chunk + channel * chunks) * n + j % n;
-    return PartAttr::get(b.getContext(), kind,
-                         AffineMap::get(numDims, 0, index), parts);
-  }
-
-  AffineMapAttr peer(AffineExpr rank, unsigned numDims) {
-    return AffineMapAttr::get(AffineMap::get(numDims, 0, rank % n));
-  }
-
-  template <typename Fn> void withLoop(int64_t lower, int64_t upper, Fn body) {
-    if (upper <= lower)
-      return;
-    auto loop = LoopOp::create(b, loc, lower, upper);
-    loop.getBody().emplaceBlock();
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&loop.getBody().front());
-    body();
-  }
-
-  OpBuilder &b;
-  Location loc;
-  int64_t n, chunks, parts;
-};
-
 struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
   using Base::Base;
+  std::optional<ccopt::topo::Machine> machine;
 
   void runOnOperation() override {
     if (chunks < 1 || channels < 1) {
       getOperation().emitError("chunks and channels must be at least 1");
       return signalPassFailure();
+    }
+    if (!topo.empty()) {
+      machine = ccopt::topo::lookupPreset(topo, nodes);
+      if (!machine) {
+        getOperation().emitError("unknown machine '") << topo << "'";
+        return signalPassFailure();
+      }
     }
     getOperation().walk([&](ccl::ProgramOp program) {
       int index = 0;
@@ -139,34 +66,24 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
       return signalPassFailure();
     }
     auto type = cast<ccl::BufferType>(op.getInput().getType());
-    int64_t count = type.getCount();
-    // Every pipelined piece keeps at least one element per ring part.
-    int64_t blocks = std::max<int64_t>(1, count / *n);
-    int64_t numChannels = std::min<int64_t>(channels, blocks);
-    int64_t numChunks = std::max<int64_t>(1, std::min<int64_t>(chunks, blocks / numChannels));
-    if (*n == 1)
-      numChunks = 1;
-    bool inPlace = op.getInput() == op.getOutput();
-
+    ccopt::AllReduceShape shape{*n, type.getCount(), type.getElementType(),
+                                op.getOp(), op.getInput() == op.getOutput(), {}};
+    std::vector<int> ranks;
+    if (FlatSymbolRefAttr group = op.getGroupAttr())
+      llvm::append_range(ranks, cast<ccl::GroupOp>(
+                                    SymbolTable::lookupSymbolIn(program, group))
+                                    .getRanks());
+    else
+      for (int r = 0; r < *n; ++r)
+        ranks.push_back(r);
+    if (machine)
+      ranks = ccopt::topo::bestRingOrder(*machine, ranks);
+    if (!llvm::equal(ranks, llvm::seq<int>(0, *n)))
+      llvm::append_range(shape.rankMap, ranks);
     OpBuilder b(program->getContext());
     b.setInsertionPointAfter(program);
     std::string name = (program.getSymName() + "_all_reduce_" + Twine(index)).str();
-    auto schedule = ProgramOp::create(
-        b, op.getLoc(), name, ccl::CollectiveKind::AllReduce, op.getOpAttr(),
-        *n, numChannels, type.getElementType(),
-        /*wire=*/TypeAttr(), count, count, /*scratch_count=*/*n > 1 ? count : 0,
-        /*root=*/IntegerAttr(), inPlace, "ring", numChunks);
-    schedule.getBody().emplaceBlock();
-    b.setInsertionPointToStart(&schedule.getBody().front());
-    RingAllReduceBuilder ring(b, op.getLoc(), *n, numChunks, numChannels);
-    bool finalize = op.getOp() == ccl::ReductionKind::Avg;
-    for (int64_t channel = 0; channel < numChannels; ++channel) {
-      auto task = TaskOp::create(b, op.getLoc(), channel, IntegerAttr());
-      task.getBody().emplaceBlock();
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&task.getBody().front());
-      ring.buildTask(channel, inPlace, finalize);
-    }
+    ccopt::buildRingAllReduce(b, op.getLoc(), name, shape, chunks, channels);
     op->setAttr("schedule", FlatSymbolRefAttr::get(b.getContext(), name));
   }
 };

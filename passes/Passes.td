@@ -25,13 +25,18 @@ def CclLowerToSched : Pass<"ccl-lower-to-sched", "::mlir::ModuleOp"> {
     Each collective becomes a `sched.program` next to its `ccl.program`, and
     the collective names it in its `schedule` attribute. all_reduce lowers to
     a ring: reduce-scatter then all-gather, each of the n ring parts split
-    into `chunks` pipelined pieces, the buffer split across `channels`.
+    into `chunks` pipelined pieces, the buffer split across `channels`. With
+    a machine, the ring visits the ranks in the order whose slowest hop is
+    fastest (`rank_map`).
   }];
   let options = [
     Option<"chunks", "chunks", "int64_t", /*default=*/"1",
            "pipelined pieces per ring part">,
     Option<"channels", "channels", "int64_t", /*default=*/"1",
            "channels (thread blocks) per rank">,
+    Option<"topo", "topo", "std::string", /*default=*/"\"\"",
+           "machine preset: rings follow its fastest links">,
+    Option<"nodes", "nodes", "int", /*default=*/"1", "number of such nodes">,
   ];
   let dependentDialects = ["::mlir::sched::SchedDialect"];
 }

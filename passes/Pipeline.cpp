@@ -9,6 +9,7 @@ void ccopt::buildDefaultPipeline(mlir::OpPassManager &pm,
   pm.addPass(createCclAssignWorld({options.topo, options.nodes}));
   if (!options.lower)
     return;
-  pm.addPass(createCclLowerToSched({options.chunks, options.channels}));
+  pm.addPass(createCclLowerToSched(
+      {options.chunks, options.channels, options.topo, options.nodes}));
   pm.addPass(createSchedVerify());
 }

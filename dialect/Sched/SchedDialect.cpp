@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -77,6 +78,17 @@ LogicalResult ProgramOp::verify() {
       root && (root.getInt() < 0 || root.getInt() >= ranks))
     return emitOpError("root ") << root.getInt() << " is out of range for "
                                 << ranks << " ranks";
+  if (auto map = getRankMap()) {
+    if (static_cast<int64_t>(map->size()) != ranks)
+      return emitOpError("rank_map has ")
+             << map->size() << " entries for " << ranks << " ranks";
+    llvm::SmallDenseSet<int64_t> seen;
+    for (int64_t world : *map)
+      if (world < 0 || !seen.insert(world).second)
+        return emitOpError("rank_map must list distinct non-negative ranks, "
+                           "got ")
+               << world;
+  }
   return success();
 }
 

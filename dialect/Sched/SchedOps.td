@@ -83,6 +83,8 @@ def Sched_ProgramOp : Sched_Op<"program", [Symbol, NoTerminator, SingleBlock,
     `output_count` elements of `element_type`; the same memory when
     `in_place`) and `scratch` (`scratch_count` elements of `wire`, which
     defaults to the element type; remote writes into scratch travel in it).
+    Schedule rank i runs on world rank `rank_map[i]` (identity without it):
+    how a group's collective or a ring in a machine-friendly order is placed.
 
     ```mlir
     sched.program @ring attributes {collective = #ccl<collective all_reduce>,
@@ -102,7 +104,8 @@ def Sched_ProgramOp : Sched_Op<"program", [Symbol, NoTerminator, SingleBlock,
       TypeAttr:$element_type, OptionalAttr<TypeAttr>:$wire,
       I64Attr:$input_count, I64Attr:$output_count, I64Attr:$scratch_count,
       OptionalAttr<I64Attr>:$root, UnitAttr:$in_place, StrAttr:$algorithm,
-      DefaultValuedAttr<I64Attr, "1">:$chunks);
+      DefaultValuedAttr<I64Attr, "1">:$chunks,
+      OptionalAttr<DenseI64ArrayAttr>:$rank_map);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -113,6 +116,11 @@ def Sched_ProgramOp : Sched_Op<"program", [Symbol, NoTerminator, SingleBlock,
     }
     /// Elements of a buffer of this program.
     int64_t getCount(BufferKind kind);
+    /// World rank that schedule rank `rank` runs on.
+    int64_t worldRank(int64_t rank) {
+      auto map = getRankMap();
+      return map ? (*map)[rank] : rank;
+    }
   }];
 }
 

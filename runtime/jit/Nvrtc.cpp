@@ -10,7 +10,21 @@
 
 namespace ccopt::rt {
 
-NvrtcResult compileWithNvrtc(const std::string& source, const std::string& programName, int smArch) {
+std::vector<std::string> nvrtcOptions(int smArch, const std::vector<std::string>& extraOptions) {
+  std::vector<std::string> opts = {
+      "--gpu-architecture=sm_" + std::to_string(smArch),
+      "-std=c++17",
+      std::string("-I") + CCOPT_RUNTIME_INCLUDE_DIR,
+      std::string("-I") + CCOPT_CUDA_INCLUDE_DIR,
+  };
+  opts.insert(opts.end(), extraOptions.begin(), extraOptions.end());
+  return opts;
+}
+
+std::string deviceHeaderPath() { return std::string(CCOPT_RUNTIME_INCLUDE_DIR) + "/ccopt/device.h"; }
+
+NvrtcResult compileWithNvrtc(const std::string& source, const std::string& programName, int smArch,
+                             const std::vector<std::string>& extraOptions) {
   const auto start = std::chrono::steady_clock::now();
   NvrtcResult result;
   auto fail = [&](const char* what, nvrtcResult rc) {
@@ -30,11 +44,10 @@ NvrtcResult compileWithNvrtc(const std::string& source, const std::string& progr
     return finish();
   }
 
-  const std::string arch = "--gpu-architecture=sm_" + std::to_string(smArch);
-  const std::string incRuntime = std::string("-I") + CCOPT_RUNTIME_INCLUDE_DIR;
-  const std::string incCuda = std::string("-I") + CCOPT_CUDA_INCLUDE_DIR;
-  const char* opts[] = {arch.c_str(), "-std=c++17", incRuntime.c_str(), incCuda.c_str()};
-  const nvrtcResult compiled = nvrtcCompileProgram(prog, int(sizeof(opts) / sizeof(opts[0])), opts);
+  const std::vector<std::string> options = nvrtcOptions(smArch, extraOptions);
+  std::vector<const char*> opts;
+  for (const std::string& o : options) opts.push_back(o.c_str());
+  const nvrtcResult compiled = nvrtcCompileProgram(prog, int(opts.size()), opts.data());
 
   size_t logSize = 0;
   if (nvrtcGetProgramLogSize(prog, &logSize) == NVRTC_SUCCESS && logSize > 1) {

@@ -36,6 +36,6 @@ ccl.program @half world(4) {
 ccl.program @whole world(8) attributes {note} {
 }
 
-// UNKNOWN: error: unknown machine 'dgx1' (presets: a100x8)
+// UNKNOWN: error: unknown machine 'dgx1' (presets: a100x8, h100x8, h200x8, v100x8, pcie4x8)
 // UNKNOWN-NOT: error
 

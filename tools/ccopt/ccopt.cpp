@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/CudaEmitter.h"
+#include "codegen/Report.h"
 #include "passes/Passes.h"
 #include "topology/Machine.h"
 
@@ -35,7 +36,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Emit { Mlir, Schedule, Cuda };
+enum class Emit { Mlir, Schedule, Cuda, Report, Trace };
 
 cl::OptionCategory category("ccopt options");
 
@@ -53,18 +54,52 @@ cl::opt<Emit> emit(
     cl::values(clEnumValN(Emit::Mlir, "mlir", "the ccl program, verified"),
                clEnumValN(Emit::Schedule, "schedule",
                           "the optimized, verified schedule IR (default)"),
-               clEnumValN(Emit::Cuda, "cuda", "CUDA C++ kernels")),
+               clEnumValN(Emit::Cuda, "cuda", "CUDA C++ kernels"),
+               clEnumValN(Emit::Report, "report",
+                          "predicted times vs the NCCL baseline and the bound"),
+               clEnumValN(Emit::Trace, "trace",
+                          "Chrome/Perfetto trace of the simulated run")),
     cl::cat(category));
 cl::opt<int64_t> chunks("chunks", cl::desc("Pipelined pieces per ring part"),
                         cl::init(1), cl::cat(category));
 cl::opt<int64_t> channels("channels", cl::desc("Channels per rank"), cl::init(1),
                           cl::cat(category));
+cl::opt<std::string> reportFormat(
+    "report-format", cl::desc("Report as a table or as json"),
+    cl::value_desc("table|json"), cl::init("table"), cl::cat(category));
+cl::opt<std::string> sweep(
+    "sweep", cl::desc("Report every power-of-two size in MIN:MAX bytes "
+                      "(suffixes K, M, G)"),
+    cl::value_desc("MIN:MAX"), cl::cat(category));
 cl::opt<bool> splitInputFile("split-input-file",
                              cl::desc("Process each '// -----' chunk separately"),
                              cl::cat(category));
 cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("Check diagnostics against expected-* comments"), cl::cat(category));
+
+/// The machine of --topo/--nodes, once the options are checked.
+std::optional<ccopt::topo::Machine> machine;
+std::optional<std::pair<int64_t, int64_t>> sweepRange;
+
+/// "64K" -> 65536; std::nullopt when malformed.
+std::optional<int64_t> parseSize(llvm::StringRef text) {
+  int64_t scale = 1;
+  if (!text.empty()) {
+    switch (llvm::toUpper(text.back())) {
+    case 'K': scale = 1LL << 10; break;
+    case 'M': scale = 1LL << 20; break;
+    case 'G': scale = 1LL << 30; break;
+    default: break;
+    }
+    if (scale != 1)
+      text = text.drop_back();
+  }
+  int64_t value;
+  if (text.getAsInteger(10, value) || value < 1)
+    return std::nullopt;
+  return value * scale;
+}
 
 LogicalResult fail(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "ccopt") << message << "\n";
@@ -104,6 +139,16 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       return failure();
     if (emit == Emit::Cuda)
       return ccopt::emitCuda(*module, os);
+    if (emit == Emit::Report) {
+      ccopt::ReportOptions report;
+      report.machine = &*machine;
+      report.pipeline = {topo, nodes, chunks, channels, /*lower=*/true};
+      report.json = reportFormat == "json";
+      report.sweep = sweepRange;
+      return ccopt::emitReport(*module, report, os);
+    }
+    if (emit == Emit::Trace)
+      return ccopt::emitTrace(*module, *machine, os);
     module->print(os);
     os << "\n";
     return success();
@@ -139,6 +184,21 @@ int main(int argc, char **argv) {
                        llvm::join(ccopt::topo::presetNames(), ", ") + ")"));
   if (nodes < 1)
     return failed(fail("--nodes must be at least 1, got " + Twine(nodes)));
+  if (!topo.empty())
+    machine = ccopt::topo::lookupPreset(topo, nodes);
+  if ((emit == Emit::Report || emit == Emit::Trace) && !machine)
+    return failed(fail("--emit=report and --emit=trace need a machine (--topo)"));
+  if (reportFormat != "table" && reportFormat != "json")
+    return failed(fail("--report-format must be table or json, got '" +
+                       reportFormat + "'"));
+  if (!sweep.empty()) {
+    auto [lo, hi] = llvm::StringRef(sweep).split(':');
+    auto min = parseSize(lo), max = parseSize(hi);
+    if (!min || !max || *min > *max)
+      return failed(fail("--sweep must be MIN:MAX with 1 <= MIN <= MAX (e.g. "
+                         "1K:1G), got '" + sweep + "'"));
+    sweepRange = {*min, *max};
+  }
   if (chunks < 1 || channels < 1)
     return failed(fail("--chunks and --channels must be at least 1"));
 

@@ -17,8 +17,8 @@
 // An unknown --emit is rejected by the option parser.
 // RUN: not ccopt %s --emit=ptx 2>&1 | FileCheck %s --check-prefix=EMIT
 
-// TOPO: ccopt: error: unknown machine 'dgx1' for --topo (presets: a100x8)
-// TOPO-CASE: ccopt: error: unknown machine 'A100x8' for --topo (presets: a100x8)
+// TOPO: ccopt: error: unknown machine 'dgx1' for --topo (presets: a100x8, h100x8, h200x8, v100x8, pcie4x8)
+// TOPO-CASE: ccopt: error: unknown machine 'A100x8' for --topo (presets: a100x8, h100x8, h200x8, v100x8, pcie4x8)
 // NODES0: ccopt: error: --nodes must be at least 1, got 0
 // NODES-NEG: ccopt: error: --nodes must be at least 1, got -2
 // CHUNKS: ccopt: error: --chunks and --channels must be at least 1

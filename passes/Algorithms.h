@@ -1,0 +1,38 @@
+//===- Algorithms.h - schedules of collective algorithms ----------*- C++ -*-===//
+//
+// Builders of sched.programs, shared by the lowering and by the NCCL
+// baseline (which builds NCCL's own algorithms to simulate them).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CCOPT_PASSES_ALGORITHMS_H
+#define CCOPT_PASSES_ALGORITHMS_H
+
+#include "dialect/Sched/SchedDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace ccopt {
+
+struct AllReduceShape {
+  int64_t ranks;
+  int64_t count;
+  mlir::Type elementType;
+  mlir::ccl::ReductionKind redop;
+  bool inPlace = false;
+  /// World rank of each schedule rank; empty for the identity.
+  llvm::SmallVector<int64_t> rankMap;
+};
+
+/// Ring all-reduce (Patarasuk & Yuan): n-1 reduce-scatter then n-1
+/// all-gather steps around r -> r+1, every ring part split into `chunks`
+/// pipelined pieces and the buffer over `channels` channels (both clamped
+/// so that every piece keeps an element). Written once for every rank.
+mlir::sched::ProgramOp buildRingAllReduce(mlir::OpBuilder &b, mlir::Location loc,
+                                          llvm::StringRef name,
+                                          const AllReduceShape &shape,
+                                          int64_t chunks, int64_t channels);
+
+} // namespace ccopt
+
+#endif

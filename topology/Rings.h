@@ -1,0 +1,24 @@
+//===- Rings.h - ring orders that follow the machine's links ------*- C++ -*-===//
+//
+// A ring is only as fast as its slowest hop. On NVSwitch any order is as
+// good as another; on a cube-mesh (v100x8) or a PCIe tree the order decides
+// whether every hop has an NVLink or some cross a CPU socket. Like NCCL's
+// ring search, this finds the order whose slowest hop is fastest.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CCOPT_TOPOLOGY_RINGS_H
+#define CCOPT_TOPOLOGY_RINGS_H
+
+#include "topology/Machine.h"
+
+namespace ccopt::topo {
+
+/// A cyclic order of `ranks` (world ranks) maximizing the slowest hop's
+/// bandwidth: exhaustive within a node of up to 10 GPUs, nodes chained in
+/// order. Returns the ranks in ring order.
+std::vector<int> bestRingOrder(const Machine &machine, llvm::ArrayRef<int> ranks);
+
+} // namespace ccopt::topo
+
+#endif

@@ -1,0 +1,321 @@
+//===- Simulator.cpp - predicted time of a schedule on a machine ----------===//
+
+#include "topology/Simulator.h"
+
+#include "dialect/Sched/StepWalker.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <deque>
+#include <queue>
+
+using namespace ccopt::topo;
+using namespace mlir;
+using namespace mlir::sched;
+
+namespace {
+
+/// GB/s as bytes per microsecond.
+constexpr double kBytesPerUsPerGBps = 1e3;
+
+int64_t elementBytes(Type type) { return (type.getIntOrFloatBitWidth() + 7) / 8; }
+
+struct Flow {
+  int thread;
+  int64_t to; // schedule rank
+  double remaining, bytes, cap, rate = 0, start;
+  const std::vector<int> *route;
+  double latencyUs;
+};
+
+struct Thread {
+  int64_t rank, channel;
+  StepWalker walker;
+  Operation *op = nullptr; // the step in progress
+  SmallVector<int64_t> dims;
+  bool received = false; // its message is consumed
+  bool done = false;
+  double stepStart = 0;
+};
+
+class Simulation {
+public:
+  Simulation(ProgramOp program, const Machine &machine, const SimOptions &options)
+      : program(program), machine(machine), options(options),
+        n(program.getRanks()), channels(program.getChannels()),
+        load(machine.links().size(), 0) {}
+
+  llvm::Expected<SimResult> run();
+
+private:
+  void advance(Thread &t);
+  void startFlow(Thread &t, int64_t to, int64_t bytes);
+  void recomputeRates();
+  void wake(int thread, double at) { wakes.push({at, seq++, thread}); }
+  int64_t bytesOf(PartAttr part, ArrayRef<int64_t> dims);
+  std::deque<double> &queue(int64_t from, int64_t to, int64_t ch) {
+    return messages[(from * n + to) * channels + ch];
+  }
+  void record(std::string track, StringRef name, double start, double end,
+              int64_t bytes) {
+    if (options.trace)
+      result.events.push_back({std::move(track), name.str(), start, end, bytes});
+  }
+  std::string trackOf(const Thread &t) {
+    return ("rank " + Twine(program.worldRank(t.rank)) + " / ch " + Twine(t.channel)).str();
+  }
+
+  ProgramOp program;
+  const Machine &machine;
+  SimOptions options;
+  int64_t n, channels;
+  double now = 0;
+  uint64_t seq = 0;
+  std::vector<Thread> threads;
+  std::vector<Flow> flows;
+  std::vector<int> load; // flows per link
+  bool ratesDirty = false;
+  llvm::DenseMap<int64_t, std::deque<double>> messages; // arrival times
+  llvm::DenseMap<int64_t, int> waiting; // queue key -> blocked thread
+  using Wake = std::tuple<double, uint64_t, int>;
+  std::priority_queue<Wake, std::vector<Wake>, std::greater<>> wakes;
+  SimResult result;
+};
+
+int64_t Simulation::bytesOf(PartAttr part, ArrayRef<int64_t> dims) {
+  auto range = resolve(program, part, dims);
+  if (!range)
+    return 0;
+  Type type = part.getBuffer() == BufferKind::Scratch ? program.getWireType()
+                                                      : program.getElementType();
+  return range->size() * elementBytes(type);
+}
+
+/// The peer a receiving step waits for, if `op` receives.
+static std::optional<AffineMap> receivesFrom(Operation *op) {
+  return TypeSwitch<Operation *, std::optional<AffineMap>>(op)
+      .Case([](RecvOp o) { return o.getPeer(); })
+      .Case([](RecvReduceSendOp o) { return o.getFrom(); })
+      .Case([](RecvCopySendOp o) { return o.getFrom(); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes) {
+  int src = program.worldRank(t.rank), dst = program.worldRank(to);
+  const std::vector<int> &route = machine.route(src, dst);
+  double latency = hopLatencyUs(options.family, options.protocol,
+                                machine.routeKind(src, dst));
+  for (int l : route) {
+    latency += machine.links()[l].latencyUs;
+    ++load[l];
+  }
+  double cap = machine.channelBandwidth * bandwidthEfficiency(options.protocol);
+  if (options.protocol == Protocol::LL)
+    cap = std::min(cap, llMaxBandwidth(machine.arch, machine.nodes) / channels);
+  flows.push_back(Flow{static_cast<int>(&t - threads.data()), to,
+                       static_cast<double>(bytes), static_cast<double>(bytes),
+                       cap * kBytesPerUsPerGBps, 0, now, &route, latency});
+  result.wireBytes += bytes;
+  ratesDirty = true;
+}
+
+void Simulation::recomputeRates() {
+  double efficiency = bandwidthEfficiency(options.protocol) * kBytesPerUsPerGBps;
+  for (Flow &f : flows) {
+    f.rate = f.cap;
+    for (int l : *f.route)
+      f.rate = std::min(f.rate, machine.links()[l].bandwidth * efficiency / load[l]);
+  }
+  ratesDirty = false;
+}
+
+/// Runs `t` from where it stands until it waits for a message, a flow or a
+/// local step.
+void Simulation::advance(Thread &t) {
+  int self = &t - threads.data();
+  while (true) {
+    if (!t.op) {
+      Operation *next = t.walker.next();
+      if (!next) {
+        t.done = true;
+        return;
+      }
+      t.op = next;
+      t.dims.assign(t.walker.dims().begin(), t.walker.dims().end());
+      t.received = false;
+      t.stepStart = now;
+    }
+    Operation *op = t.op;
+    if (auto from = receivesFrom(op); from && !t.received) {
+      int64_t peer = evaluate(*from, t.dims);
+      auto &q = queue(peer, t.rank, t.channel);
+      if (q.empty()) {
+        waiting[(peer * n + t.rank) * channels + t.channel] = self;
+        return;
+      }
+      if (q.front() > now) {
+        wake(self, q.front());
+        return;
+      }
+      q.pop_front();
+      t.received = true;
+    }
+    ++result.steps;
+    auto local = [&](int64_t bytes) {
+      double end = now + bytes / (machine.channelBandwidth * kBytesPerUsPerGBps);
+      record(trackOf(t), op->getName().stripDialect(), t.stepStart, end, bytes);
+      wake(self, end);
+    };
+    auto send = [&](AffineMap to, PartAttr dst) {
+      startFlow(t, evaluate(to, t.dims), bytesOf(dst, t.dims));
+    };
+    bool blocked = TypeSwitch<Operation *, bool>(op)
+                       .Case([&](CopyOp c) {
+                         local(bytesOf(c.getDst(), t.dims));
+                         return true;
+                       })
+                       .Case([&](ReduceOp c) {
+                         local(bytesOf(c.getDst(), t.dims));
+                         return true;
+                       })
+                       .Case([&](SendOp s) {
+                         send(s.getPeer(), s.getDst());
+                         return true;
+                       })
+                       .Case([&](RecvReduceSendOp s) {
+                         send(s.getTo(), s.getDst());
+                         return true;
+                       })
+                       .Case([&](RecvCopySendOp s) {
+                         send(s.getTo(), s.getDst());
+                         return true;
+                       })
+                       .Default([&](Operation *) {
+                         record(trackOf(t), "recv", t.stepStart, now, 0);
+                         return false;
+                       });
+    if (blocked) {
+      // The step ends when its flow or local work does; wake() resumes it.
+      t.op = nullptr;
+      t.received = false;
+      return;
+    }
+    t.op = nullptr;
+  }
+}
+
+llvm::Expected<SimResult> Simulation::run() {
+  if (auto map = program.getRankMap())
+    for (int64_t world : *map)
+      if (world >= machine.ranks())
+        return llvm::createStringError(
+            "schedule rank placed on world rank %lld, but the machine has %d GPUs",
+            (long long)world, machine.ranks());
+  if (!program.getRankMap() && n > machine.ranks())
+    return llvm::createStringError(
+        "the schedule has %lld ranks, but the machine has %d GPUs",
+        (long long)n, machine.ranks());
+  now = baseLatencyUs(options.family, options.protocol);
+  threads.reserve(n * channels);
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t ch = 0; ch < channels; ++ch)
+      threads.push_back(Thread{r, ch, StepWalker(program, r, ch)});
+  for (int i = 0, e = threads.size(); i < e; ++i)
+    wake(i, now);
+
+  while (true) {
+    while (!wakes.empty() && std::get<0>(wakes.top()) <= now) {
+      int i = std::get<2>(wakes.top());
+      wakes.pop();
+      if (!threads[i].done)
+        advance(threads[i]);
+    }
+    if (flows.empty() && wakes.empty())
+      break;
+    if (ratesDirty)
+      recomputeRates();
+    double next = wakes.empty() ? 1e300 : std::get<0>(wakes.top());
+    for (const Flow &f : flows)
+      next = std::min(next, now + f.remaining / f.rate);
+    double dt = next - now;
+    now = next;
+    // Finish the flows that are done (relative tolerance for round-off).
+    for (size_t i = 0; i < flows.size();) {
+      Flow &f = flows[i];
+      f.remaining -= f.rate * dt;
+      if (f.remaining > 1e-9 * f.bytes + 1e-6) {
+        ++i;
+        continue;
+      }
+      Thread &sender = threads[f.thread];
+      double arrival = now + f.latencyUs;
+      int64_t key = (sender.rank * n + f.to) * channels + sender.channel;
+      messages[key].push_back(arrival);
+      if (auto it = waiting.find(key); it != waiting.end()) {
+        wake(it->second, arrival);
+        waiting.erase(it);
+      }
+      if (options.trace) {
+        record(trackOf(sender), "send", f.start, now, f.bytes);
+        for (int l : *f.route) {
+          const Link &link = machine.links()[l];
+          record("link " + machine.devices()[link.from].name + " -> " +
+                     machine.devices()[link.to].name,
+                 ("rank " + Twine(program.worldRank(sender.rank)) + " -> " +
+                  Twine(program.worldRank(f.to)))
+                     .str(),
+                 f.start, now, f.bytes);
+        }
+      }
+      for (int l : *f.route)
+        --load[l];
+      wake(f.thread, now);
+      f = flows.back();
+      flows.pop_back();
+      ratesDirty = true;
+    }
+  }
+  for (const Thread &t : threads)
+    if (!t.done)
+      return llvm::createStringError(
+          "rank %lld channel %lld never finishes (the schedule deadlocks)",
+          (long long)t.rank, (long long)t.channel);
+  result.timeUs = now;
+  return std::move(result);
+}
+
+} // namespace
+
+llvm::Expected<SimResult> ccopt::topo::simulate(ProgramOp program,
+                                                const Machine &machine,
+                                                const SimOptions &options) {
+  return Simulation(program, machine, options).run();
+}
+
+void ccopt::topo::writeChromeTrace(llvm::ArrayRef<TraceEvent> events,
+                                   llvm::raw_ostream &os) {
+  // One thread id per track, named by metadata events; times in µs.
+  llvm::StringMap<int> tids;
+  llvm::json::Array trace;
+  for (const TraceEvent &e : events) {
+    auto [it, inserted] = tids.try_emplace(e.track, tids.size() + 1);
+    if (inserted)
+      trace.push_back(llvm::json::Object{
+          {"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", it->second},
+          {"args", llvm::json::Object{{"name", e.track}}}});
+    trace.push_back(llvm::json::Object{{"name", e.name},
+                                       {"ph", "X"},
+                                       {"pid", 1},
+                                       {"tid", it->second},
+                                       {"ts", e.startUs},
+                                       {"dur", e.endUs - e.startUs},
+                                       {"args", llvm::json::Object{{"bytes", e.bytes}}}});
+  }
+  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                   {"traceEvents", std::move(trace)},
+                                   {"displayTimeUnit", "ns"}}));
+}

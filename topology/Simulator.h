@@ -1,0 +1,60 @@
+//===- Simulator.h - predicted time of a schedule on a machine ----*- C++ -*-===//
+//
+// The one truth for time: an event-driven, deterministic simulation of a
+// sched.program on a Machine. Every rank and channel runs its steps in order;
+// a send is a flow over the links of its route, sharing each link's
+// bandwidth equally with the other flows on it and capped by what one
+// channel can copy; the message arrives a per-hop latency after its last
+// byte; a receive waits for its message. Local copies and reductions take
+// bytes over the channel's bandwidth.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CCOPT_TOPOLOGY_SIMULATOR_H
+#define CCOPT_TOPOLOGY_SIMULATOR_H
+
+#include "dialect/Sched/SchedDialect.h"
+#include "topology/Machine.h"
+#include "topology/Protocol.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace ccopt::topo {
+
+struct SimOptions {
+  Protocol protocol = Protocol::Simple;
+  AlgorithmFamily family = AlgorithmFamily::Ring;
+  /// Record a trace (a track per rank/channel and per link).
+  bool trace = false;
+};
+
+struct TraceEvent {
+  std::string track; ///< "rank 3 / ch 0" or "link gpu0 -> nvswitch"
+  std::string name;  ///< the step, or the flow on a link
+  double startUs, endUs;
+  int64_t bytes;
+};
+
+struct SimResult {
+  double timeUs = 0;
+  int64_t wireBytes = 0; ///< bytes all sends put on links, summed
+  int64_t steps = 0;     ///< steps all ranks and channels executed
+  std::vector<TraceEvent> events;
+};
+
+/// Simulates `program` on `machine`. Schedule rank i runs on machine rank
+/// program.getRankMap()[i] (or i). Fails with a message when the program
+/// does not fit the machine.
+llvm::Expected<SimResult> simulate(mlir::sched::ProgramOp program,
+                                   const Machine &machine,
+                                   const SimOptions &options = {});
+
+/// Writes events as Chrome trace JSON (opens in ui.perfetto.dev).
+void writeChromeTrace(llvm::ArrayRef<TraceEvent> events, llvm::raw_ostream &os);
+
+} // namespace ccopt::topo
+
+#endif
