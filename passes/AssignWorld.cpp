@@ -1,7 +1,7 @@
 //===- AssignWorld.cpp - ccl-assign-world ---------------------------------===//
 
 #include "passes/Passes.h"
-#include "topology/Machine.h"
+#include "topology/TopologyFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -19,18 +19,13 @@ struct AssignWorld : ccopt::impl::CclAssignWorldBase<AssignWorld> {
 
   void runOnOperation() override {
     std::optional<ccopt::topo::Machine> machine;
-    if (nodes < 1) {
-      getOperation().emitError("nodes must be at least 1, got ") << nodes;
-      return signalPassFailure();
-    }
-    if (!topo.empty()) {
-      machine = ccopt::topo::lookupPreset(topo, nodes);
-      if (!machine) {
-        getOperation().emitError("unknown machine '")
-            << topo << "' (presets: "
-            << llvm::join(ccopt::topo::presetNames(), ", ") << ")";
+    if (!topo.empty() || !topoFile.empty()) {
+      auto loaded = ccopt::topo::loadMachine(topo, topoFile, nodes);
+      if (!loaded) {
+        getOperation().emitError(llvm::toString(loaded.takeError()));
         return signalPassFailure();
       }
+      machine = std::move(*loaded);
     }
     getOperation().walk([&](ccl::ProgramOp program) {
       if (auto world = program.getWorld()) {

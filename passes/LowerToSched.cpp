@@ -7,7 +7,9 @@
 
 #include "passes/Passes.h"
 #include "passes/Algorithms.h"
+#include "passes/NcclBaseline.h"
 #include "topology/Rings.h"
+#include "topology/TopologyFile.h"
 
 #include "llvm/ADT/Sequence.h"
 
@@ -28,16 +30,17 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
   std::optional<ccopt::topo::Machine> machine;
 
   void runOnOperation() override {
-    if (chunks < 1 || channels < 1) {
-      getOperation().emitError("chunks and channels must be at least 1");
+    if (chunks < 0 || channels < 0) {
+      getOperation().emitError("chunks and channels must not be negative");
       return signalPassFailure();
     }
-    if (!topo.empty()) {
-      machine = ccopt::topo::lookupPreset(topo, nodes);
-      if (!machine) {
-        getOperation().emitError("unknown machine '") << topo << "'";
+    if (!topo.empty() || !topoFile.empty()) {
+      auto loaded = ccopt::topo::loadMachine(topo, topoFile, nodes);
+      if (!loaded) {
+        getOperation().emitError(llvm::toString(loaded.takeError()));
         return signalPassFailure();
       }
+      machine = std::move(*loaded);
     }
     getOperation().walk([&](ccl::ProgramOp program) {
       int index = 0;
@@ -83,7 +86,18 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     OpBuilder b(program->getContext());
     b.setInsertionPointAfter(program);
     std::string name = (program.getSymName() + "_all_reduce_" + Twine(index)).str();
-    ccopt::buildRingAllReduce(b, op.getLoc(), name, shape, chunks, channels);
+    // Automatic: NCCL's channel count on the machine, but no channel with
+    // less than 64 KiB per ring part (more would only add steps); pieces of
+    // ~512 KiB (NCCL's Simple step) so that the ring pipelines.
+    int64_t ringPartBytes = type.getSizeInBytes() / *n;
+    int64_t numChannels =
+        channels ? channels
+                 : std::clamp<int64_t>(ringPartBytes / (64 << 10), 1,
+                                       machine ? ccopt::ncclChannels(*machine) : 1);
+    int64_t pieceBytes = 512 << 10;
+    int64_t perPart = ringPartBytes / numChannels;
+    int64_t numChunks = chunks ? chunks : std::max<int64_t>(1, (perPart + pieceBytes - 1) / pieceBytes);
+    ccopt::buildRingAllReduce(b, op.getLoc(), name, shape, numChunks, numChannels);
     op->setAttr("schedule", FlatSymbolRefAttr::get(b.getContext(), name));
   }
 };

@@ -20,9 +20,10 @@ namespace ccopt {
 /// What `ccopt --topo` runs: assign the world, lower, verify.
 struct PipelineOptions {
   std::string topo;
+  std::string topoFile;
   int nodes = 1;
-  int64_t chunks = 1;
-  int64_t channels = 1;
+  int64_t chunks = 0;   ///< 0: automatic
+  int64_t channels = 0; ///< 0: automatic
   bool lower = true;
 };
 void buildDefaultPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);

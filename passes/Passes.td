@@ -14,6 +14,8 @@ def CclAssignWorld : Pass<"ccl-assign-world", "::mlir::ModuleOp"> {
   let options = [
     Option<"topo", "topo", "std::string", /*default=*/"\"\"",
            "machine preset (e.g. a100x8)">,
+    Option<"topoFile", "topo-file", "std::string", /*default=*/"\"\"",
+           "machine file (JSON or NCCL topology XML)">,
     Option<"nodes", "nodes", "int", /*default=*/"1",
            "number of such nodes">,
   ];
@@ -30,12 +32,15 @@ def CclLowerToSched : Pass<"ccl-lower-to-sched", "::mlir::ModuleOp"> {
     fastest (`rank_map`).
   }];
   let options = [
-    Option<"chunks", "chunks", "int64_t", /*default=*/"1",
-           "pipelined pieces per ring part">,
-    Option<"channels", "channels", "int64_t", /*default=*/"1",
-           "channels (thread blocks) per rank">,
+    Option<"chunks", "chunks", "int64_t", /*default=*/"0",
+           "pipelined pieces per ring part (0: pieces of about 512 KiB)">,
+    Option<"channels", "channels", "int64_t", /*default=*/"0",
+           "channels (thread blocks) per rank (0: as many as NCCL uses on "
+           "the machine, 1 without one)">,
     Option<"topo", "topo", "std::string", /*default=*/"\"\"",
            "machine preset: rings follow its fastest links">,
+    Option<"topoFile", "topo-file", "std::string", /*default=*/"\"\"",
+           "machine file (JSON or NCCL topology XML)">,
     Option<"nodes", "nodes", "int", /*default=*/"1", "number of such nodes">,
   ];
   let dependentDialects = ["::mlir::sched::SchedDialect"];

@@ -6,10 +6,11 @@
 
 void ccopt::buildDefaultPipeline(mlir::OpPassManager &pm,
                                        const PipelineOptions &options) {
-  pm.addPass(createCclAssignWorld({options.topo, options.nodes}));
+  pm.addPass(createCclAssignWorld({options.topo, options.topoFile, options.nodes}));
   if (!options.lower)
     return;
   pm.addPass(createCclLowerToSched(
-      {options.chunks, options.channels, options.topo, options.nodes}));
+      {options.chunks, options.channels, options.topo, options.topoFile,
+       options.nodes}));
   pm.addPass(createSchedVerify());
 }

@@ -268,15 +268,42 @@ static void splitAt(Memory &mem, int64_t at) {
   mem.emplace(at, std::move(right));
 }
 
+/// Merges `it` into the piece before it when the two continue one another
+/// (same ranks, consecutive input elements): keeps memory proportional to
+/// what differs, not to the number of parts touched.
+static void coalesce(Memory &mem, Memory::iterator it) {
+  if (it == mem.begin())
+    return;
+  auto prev = std::prev(it);
+  const Content &a = prev->second.content, &b = it->second.content;
+  bool continues = prev->second.end == it->first && a.defined == b.defined &&
+                   (!a.defined || (a.ranks == b.ranks && a.finalized == b.finalized &&
+                                   a.origin + (it->first - prev->first) == b.origin));
+  if (!continues)
+    return;
+  prev->second.end = it->second.end;
+  mem.erase(it);
+}
+
 std::optional<Slice> SymbolicExecution::read(Thread &t, Operation *op,
                                              int64_t rank, const ElementRange &r) {
   Memory &mem = memory(rank, r.buffer);
-  splitAt(mem, r.begin);
-  splitAt(mem, r.end);
+  // Reads are recorded per piece only for the race check; otherwise they
+  // leave the pieces whole.
+  if (raceCheck) {
+    splitAt(mem, r.begin);
+    splitAt(mem, r.end);
+  }
   Slice slice;
-  for (auto it = mem.lower_bound(r.begin); it != mem.end() && it->first < r.end;
-       ++it) {
+  auto it = mem.upper_bound(r.begin);
+  if (it != mem.begin())
+    --it;
+  for (; it != mem.end() && it->first < r.end; ++it) {
     Piece &piece = it->second;
+    int64_t begin = std::max(it->first, r.begin);
+    int64_t end = std::min(piece.end, r.end);
+    if (begin >= end)
+      continue;
     if (!happensBefore(piece.write, t)) {
       const Thread &w = threads[piece.write.thread];
       fail(t, op) << "reads " << r.str() << " before "
@@ -298,7 +325,7 @@ std::optional<Slice> SymbolicExecution::read(Thread &t, Operation *op,
       else
         piece.reads.push_back(self);
     }
-    slice.push_back({piece.end - it->first, piece.content});
+    slice.push_back({end - begin, piece.content.shifted(begin - it->first)});
   }
   return slice;
 }
@@ -328,9 +355,14 @@ LogicalResult SymbolicExecution::write(Thread &t, Operation *op, int64_t rank,
   Access self = accessBy(t);
   int64_t at = r.begin;
   for (auto &[length, content] : slice) {
-    mem[at] = Piece{at + length, content, self, {}};
+    auto piece = mem.emplace_hint(mem.end(), at, Piece{at + length, content, self, {}});
+    if (!raceCheck)
+      coalesce(mem, piece);
     at += length;
   }
+  if (!raceCheck)
+    if (auto next = mem.find(r.end); next != mem.end())
+      coalesce(mem, next);
   return success();
 }
 

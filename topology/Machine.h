@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -94,7 +95,8 @@ private:
   std::vector<Link> linkList;
   std::vector<std::vector<int>> outgoing;
   std::vector<int> gpuDevices;
-  mutable llvm::DenseMap<uint64_t, std::vector<int>> routes;
+  /// Node-based, so references handed out stay valid as it grows.
+  mutable std::unordered_map<uint64_t, std::vector<int>> routes;
 };
 
 /// The preset called `name` replicated over `nodes` nodes joined by a

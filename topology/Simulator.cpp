@@ -24,12 +24,17 @@ constexpr double kBytesPerUsPerGBps = 1e3;
 
 int64_t elementBytes(Type type) { return (type.getIntOrFloatBitWidth() + 7) / 8; }
 
+/// Bytes in flight from one rank and channel to a peer. `remaining` is as
+/// of `updated`; the rate holds until a flow on one of its links starts or
+/// ends.
 struct Flow {
   int thread;
   int64_t to; // schedule rank
-  double remaining, bytes, cap, rate = 0, start;
+  double remaining, bytes, cap, rate, start, updated;
   const std::vector<int> *route;
   double latencyUs;
+  uint64_t version = 0; // bumps when the predicted finish changes
+  bool active = false;
 };
 
 struct Thread {
@@ -47,14 +52,22 @@ public:
   Simulation(ProgramOp program, const Machine &machine, const SimOptions &options)
       : program(program), machine(machine), options(options),
         n(program.getRanks()), channels(program.getChannels()),
-        load(machine.links().size(), 0) {}
+        load(machine.links().size(), 0), onLink(machine.links().size()) {
+    if (options.foldSymmetricChannels && channels > 1 &&
+        hasSymmetricChannels(program)) {
+      replicas = channels;
+      channels = 1;
+    }
+  }
 
   llvm::Expected<SimResult> run();
 
 private:
   void advance(Thread &t);
   void startFlow(Thread &t, int64_t to, int64_t bytes);
-  void recomputeRates();
+  void finishFlow(int id);
+  /// Re-rates every flow sharing a link with `route` (loads changed there).
+  void rerate(const std::vector<int> &route);
   void wake(int thread, double at) { wakes.push({at, seq++, thread}); }
   int64_t bytesOf(PartAttr part, ArrayRef<int64_t> dims);
   std::deque<double> &queue(int64_t from, int64_t to, int64_t ch) {
@@ -72,13 +85,18 @@ private:
   ProgramOp program;
   const Machine &machine;
   SimOptions options;
-  int64_t n, channels;
+  int64_t n, channels; // simulated channels
+  int64_t replicas = 1;  // real channels each simulated one stands for
   double now = 0;
   uint64_t seq = 0;
   std::vector<Thread> threads;
-  std::vector<Flow> flows;
-  std::vector<int> load; // flows per link
-  bool ratesDirty = false;
+  std::vector<Flow> flows;         // slots; finished ones are reused
+  std::vector<int> freeFlows;
+  int activeFlows = 0;
+  std::vector<int> load;           // flows per link (counting replicas)
+  std::vector<std::vector<int>> onLink; // active flow ids per link
+  using Finish = std::tuple<double, uint64_t, int>; // time, version, flow
+  std::priority_queue<Finish, std::vector<Finish>, std::greater<>> finishes;
   llvm::DenseMap<int64_t, std::deque<double>> messages; // arrival times
   llvm::DenseMap<int64_t, int> waiting; // queue key -> blocked thread
   using Wake = std::tuple<double, uint64_t, int>;
@@ -109,28 +127,84 @@ void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes) {
   const std::vector<int> &route = machine.route(src, dst);
   double latency = hopLatencyUs(options.family, options.protocol,
                                 machine.routeKind(src, dst));
-  for (int l : route) {
-    latency += machine.links()[l].latencyUs;
-    ++load[l];
-  }
   double cap = machine.channelBandwidth * bandwidthEfficiency(options.protocol);
   if (options.protocol == Protocol::LL)
-    cap = std::min(cap, llMaxBandwidth(machine.arch, machine.nodes) / channels);
-  flows.push_back(Flow{static_cast<int>(&t - threads.data()), to,
-                       static_cast<double>(bytes), static_cast<double>(bytes),
-                       cap * kBytesPerUsPerGBps, 0, now, &route, latency});
-  result.wireBytes += bytes;
-  ratesDirty = true;
+    cap = std::min(cap, llMaxBandwidth(machine.arch, machine.nodes) /
+                            (channels * replicas));
+  int id;
+  if (freeFlows.empty()) {
+    id = flows.size();
+    flows.emplace_back();
+  } else {
+    id = freeFlows.back();
+    freeFlows.pop_back();
+  }
+  Flow &f = flows[id];
+  uint64_t version = f.version + 1;
+  f = Flow{static_cast<int>(&t - threads.data()), to, static_cast<double>(bytes),
+           static_cast<double>(bytes), cap * kBytesPerUsPerGBps, 0, now, now,
+           &route, latency, version, true};
+  for (int l : route) {
+    f.latencyUs += machine.links()[l].latencyUs;
+    load[l] += replicas;
+    onLink[l].push_back(id);
+  }
+  ++activeFlows;
+  result.wireBytes += bytes * replicas;
+  rerate(route);
+  if (route.empty()) // cannot happen for a verified schedule on a valid machine
+    f.rate = f.cap;
 }
 
-void Simulation::recomputeRates() {
+void Simulation::rerate(const std::vector<int> &route) {
   double efficiency = bandwidthEfficiency(options.protocol) * kBytesPerUsPerGBps;
-  for (Flow &f : flows) {
-    f.rate = f.cap;
-    for (int l : *f.route)
-      f.rate = std::min(f.rate, machine.links()[l].bandwidth * efficiency / load[l]);
+  for (int l : route)
+    for (int id : onLink[l]) {
+      Flow &f = flows[id];
+      double rate = f.cap;
+      for (int k : *f.route)
+        rate = std::min(rate, machine.links()[k].bandwidth * efficiency / load[k]);
+      if (rate == f.rate)
+        continue;
+      f.remaining -= f.rate * (now - f.updated);
+      f.updated = now;
+      f.rate = rate;
+      finishes.push({now + f.remaining / rate, ++f.version, id});
+    }
+}
+
+void Simulation::finishFlow(int id) {
+  Flow &f = flows[id];
+  Thread &sender = threads[f.thread];
+  double arrival = now + f.latencyUs;
+  int64_t key = (sender.rank * n + f.to) * channels + sender.channel;
+  messages[key].push_back(arrival);
+  if (auto it = waiting.find(key); it != waiting.end()) {
+    wake(it->second, arrival);
+    waiting.erase(it);
   }
-  ratesDirty = false;
+  if (options.trace) {
+    record(trackOf(sender), "send", f.start, now, f.bytes);
+    for (int l : *f.route) {
+      const Link &link = machine.links()[l];
+      record("link " + machine.devices()[link.from].name + " -> " +
+                 machine.devices()[link.to].name,
+             ("rank " + Twine(program.worldRank(sender.rank)) + " -> " +
+              Twine(program.worldRank(f.to)))
+                 .str(),
+             f.start, now, f.bytes);
+    }
+  }
+  for (int l : *f.route) {
+    load[l] -= replicas;
+    llvm::erase(onLink[l], id);
+  }
+  f.active = false;
+  ++f.version;
+  freeFlows.push_back(id);
+  --activeFlows;
+  wake(f.thread, now);
+  rerate(*f.route);
 }
 
 /// Runs `t` from where it stands until it waits for a message, a flow or a
@@ -234,49 +308,21 @@ llvm::Expected<SimResult> Simulation::run() {
       if (!threads[i].done)
         advance(threads[i]);
     }
-    if (flows.empty() && wakes.empty())
+    // Drop finish times that a re-rating made stale.
+    while (!finishes.empty() &&
+           (!flows[std::get<2>(finishes.top())].active ||
+            flows[std::get<2>(finishes.top())].version != std::get<1>(finishes.top())))
+      finishes.pop();
+    if (finishes.empty() && wakes.empty())
       break;
-    if (ratesDirty)
-      recomputeRates();
-    double next = wakes.empty() ? 1e300 : std::get<0>(wakes.top());
-    for (const Flow &f : flows)
-      next = std::min(next, now + f.remaining / f.rate);
-    double dt = next - now;
-    now = next;
-    // Finish the flows that are done (relative tolerance for round-off).
-    for (size_t i = 0; i < flows.size();) {
-      Flow &f = flows[i];
-      f.remaining -= f.rate * dt;
-      if (f.remaining > 1e-9 * f.bytes + 1e-6) {
-        ++i;
-        continue;
-      }
-      Thread &sender = threads[f.thread];
-      double arrival = now + f.latencyUs;
-      int64_t key = (sender.rank * n + f.to) * channels + sender.channel;
-      messages[key].push_back(arrival);
-      if (auto it = waiting.find(key); it != waiting.end()) {
-        wake(it->second, arrival);
-        waiting.erase(it);
-      }
-      if (options.trace) {
-        record(trackOf(sender), "send", f.start, now, f.bytes);
-        for (int l : *f.route) {
-          const Link &link = machine.links()[l];
-          record("link " + machine.devices()[link.from].name + " -> " +
-                     machine.devices()[link.to].name,
-                 ("rank " + Twine(program.worldRank(sender.rank)) + " -> " +
-                  Twine(program.worldRank(f.to)))
-                     .str(),
-                 f.start, now, f.bytes);
-        }
-      }
-      for (int l : *f.route)
-        --load[l];
-      wake(f.thread, now);
-      f = flows.back();
-      flows.pop_back();
-      ratesDirty = true;
+    double nextWake = wakes.empty() ? 1e300 : std::get<0>(wakes.top());
+    if (!finishes.empty() && std::get<0>(finishes.top()) <= nextWake) {
+      auto [time, version, id] = finishes.top();
+      finishes.pop();
+      now = std::max(now, time);
+      finishFlow(id);
+    } else {
+      now = nextWake;
     }
   }
   for (const Thread &t : threads)
@@ -288,7 +334,36 @@ llvm::Expected<SimResult> Simulation::run() {
   return std::move(result);
 }
 
+/// Ops of a task body in order, with loop bounds and peers: its shape.
+void appendShape(Block &block, std::string &shape) {
+  llvm::raw_string_ostream os(shape);
+  for (Operation &op : block) {
+    os << op.getName() << ";";
+    for (NamedAttribute attr : op.getAttrs())
+      if (!isa<PartAttr>(attr.getValue()))
+        os << attr.getName() << "=" << attr.getValue() << ";";
+    for (Region &region : op.getRegions())
+      appendShape(region.front(), shape);
+  }
+}
+
 } // namespace
+
+bool ccopt::topo::hasSymmetricChannels(ProgramOp program) {
+  std::optional<std::string> first;
+  int64_t tasks = 0;
+  for (auto task : program.getBody().front().getOps<TaskOp>()) {
+    if (task.getRank())
+      return false;
+    std::string shape;
+    appendShape(task.getBody().front(), shape);
+    if (first && shape != *first)
+      return false;
+    first = shape;
+    ++tasks;
+  }
+  return tasks == static_cast<int64_t>(program.getChannels());
+}
 
 llvm::Expected<SimResult> ccopt::topo::simulate(ProgramOp program,
                                                 const Machine &machine,

@@ -29,6 +29,10 @@ struct SimOptions {
   AlgorithmFamily family = AlgorithmFamily::Ring;
   /// Record a trace (a track per rank/channel and per link).
   bool trace = false;
+  /// When every channel runs the same steps on its own slice of the data,
+  /// simulate one and count its flows once per channel on every link: the
+  /// same shares under the equal-share model, channels times cheaper.
+  bool foldSymmetricChannels = true;
 };
 
 struct TraceEvent {
@@ -44,6 +48,10 @@ struct SimResult {
   int64_t steps = 0;     ///< steps all ranks and channels executed
   std::vector<TraceEvent> events;
 };
+
+/// Whether every channel of `program` runs one parametric task of the same
+/// shape (same steps, loops and peers; only the parts differ).
+bool hasSymmetricChannels(mlir::sched::ProgramOp program);
 
 /// Simulates `program` on `machine`. Schedule rank i runs on machine rank
 /// program.getRankMap()[i] (or i). Fails with a message when the program

@@ -8,12 +8,10 @@
 
 #include "topology/TopologyFile.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -33,8 +31,24 @@ namespace {
 /// (a real topology needs fewer than ten levels).
 constexpr int kMaxDepth = 256;
 
+/// An error of one line: control characters that came from the input (a
+/// name with a newline in it) are written as escapes.
 llvm::Error fail(const llvm::Twine &message) {
-  return llvm::make_error<llvm::StringError>(message.str(),
+  std::string line;
+  for (char c : message.str()) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\n')
+      line += "\\n";
+    else if (c == '\r')
+      line += "\\r";
+    else if (c == '\t')
+      line += "\\t";
+    else if (u < 0x20 || u == 0x7f)
+      line += "\\x" + llvm::utohexstr(u, /*LowerCase=*/true, /*Width=*/2);
+    else
+      line += c;
+  }
+  return llvm::make_error<llvm::StringError>(line,
                                              llvm::inconvertibleErrorCode());
 }
 
@@ -75,7 +89,7 @@ llvm::Expected<Machine> finish(Machine machine, StringRef fileName) {
   machine.gpusPerNode = machine.ranks();
   if (auto problem = machine.validate())
     return fail(fileName + ": " + *problem);
-  return std::move(machine);
+  return machine;
 }
 
 //===----------------------------------------------------------------------===//
@@ -224,7 +238,7 @@ llvm::Expected<Machine> JsonReader::read(const llvm::json::Value &rootValue) {
   if (auto err = checkKeys(*root, "",
                            {"name", "arch", "nvls", "channel_bandwidth_gbps",
                             "devices", "links"}))
-    return std::move(err);
+    return err;
 
   Machine machine;
   auto name = getString(*root, "", "name", false);
@@ -271,7 +285,7 @@ llvm::Expected<Machine> JsonReader::read(const llvm::json::Value &rootValue) {
     if (!device)
       return error(path, "expected an object, got " + describe((*devices)[i]));
     if (auto err = checkKeys(*device, path, {"name", "kind", "port_gbps"}))
-      return std::move(err);
+      return err;
     auto deviceName = getString(*device, path, "name", true);
     if (!deviceName)
       return deviceName.takeError();
@@ -316,7 +330,7 @@ llvm::Expected<Machine> JsonReader::read(const llvm::json::Value &rootValue) {
     if (auto err = checkKeys(*link, path,
                              {"from", "to", "kind", "bandwidth_gbps",
                               "raw_gbps", "latency_us"}))
-      return std::move(err);
+      return err;
     int ends[2];
     const char *endKeys[2] = {"from", "to"};
     for (int e = 0; e < 2; ++e) {
@@ -714,6 +728,8 @@ public:
 private:
   /// A device before it enters the machine (GPUs are added in rank order).
   struct Pending {
+    Pending(DeviceKind kind, std::string name)
+        : kind(kind), name(std::move(name)) {}
     DeviceKind kind;
     std::string name;
     double port = 0;
@@ -795,7 +811,7 @@ llvm::Error NcclTopologyReader::addNets(const std::vector<int> &nicElements,
     return llvm::Error::success();
   // A card with several ports: one PCIe link, then one nic per port.
   if (nets.size() > 1 && !portLink) {
-    Pending card{DeviceKind::PcieSwitch, "pcie" + std::to_string(switches++)};
+    Pending card(DeviceKind::PcieSwitch, "pcie" + std::to_string(switches++));
     card.parent = parent;
     card.bandwidth = bandwidth;
     card.raw = raw;
@@ -809,7 +825,7 @@ llvm::Error NcclTopologyReader::addNets(const std::vector<int> &nicElements,
     // Mb/s; NCCL takes 10000 when a NIC reports <= 0.
     long long mbps = **speed > 0 ? **speed : 10000;
     const std::string *name = net.attribute("name");
-    Pending nic{DeviceKind::Nic, uniqueNicName(name ? *name : "")};
+    Pending nic(DeviceKind::Nic, uniqueNicName(name ? *name : ""));
     nic.port = mbps / 8000.0;
     nic.parent = parent;
     nic.bandwidth = portLink ? nic.port : bandwidth;
@@ -864,7 +880,7 @@ llvm::Error NcclTopologyReader::addPci(int index, int parent, int cpu) {
     auto dev = integer(gpu, "dev", false);
     if (!dev)
       return dev.takeError();
-    Pending p{DeviceKind::Gpu, ""};
+    Pending p(DeviceKind::Gpu, "");
     p.parent = parent;
     p.bandwidth = bandwidth;
     p.raw = raw;
@@ -883,7 +899,7 @@ llvm::Error NcclTopologyReader::addPci(int index, int parent, int cpu) {
     return addNets(nicElements, parent, bandwidth, raw, false);
   }
   if (!pciElements.empty()) {
-    Pending sw{DeviceKind::PcieSwitch, "pcie" + std::to_string(switches++)};
+    Pending sw(DeviceKind::PcieSwitch, "pcie" + std::to_string(switches++));
     sw.parent = parent;
     sw.bandwidth = bandwidth;
     sw.raw = raw;
@@ -914,21 +930,21 @@ llvm::Expected<Machine> NcclTopologyReader::read() {
     const XmlElement &cpu = at(c);
     if (cpu.name != "cpu")
       continue;
-    int self = add(Pending{DeviceKind::Cpu, "cpu" + std::to_string(cpus.size())});
+    int self = add(Pending(DeviceKind::Cpu, "cpu" + std::to_string(cpus.size())));
     cpus.push_back(self);
     cpuSmp.push_back(interCpuBandwidth(cpu));
     std::vector<int> directNics;
     for (int d : cpu.children) {
       if (at(d).name == "pci") {
         if (auto err = addPci(d, self, self))
-          return std::move(err);
+          return err;
       } else if (at(d).name == "nic")
         directNics.push_back(d);
     }
     // A NIC with no PCI path (a network plugin, a virtual NIC): NCCL joins it
     // to the CPU by a local link; the port bounds it.
     if (auto err = addNets(directNics, self, 0, 0, true))
-      return std::move(err);
+      return err;
   }
 
   // Ranks: by `rank` when every GPU has a distinct one, else by `dev`, else
@@ -1099,7 +1115,7 @@ llvm::Expected<Machine> ccopt::topo::parseNcclTopologyXml(StringRef text,
                                                           StringRef fileName) {
   XmlDocument doc;
   if (auto err = XmlParser(text, fileName).parse(doc))
-    return std::move(err);
+    return err;
   return NcclTopologyReader(text, fileName, doc).read();
 }
 
@@ -1124,4 +1140,25 @@ llvm::Expected<Machine> ccopt::topo::loadTopologyFile(StringRef path) {
     return fail(path + ": the topology file is empty");
   return fail(path + ": not a topology file: expected a JSON object ('{') or "
                      "NCCL topology XML ('<')");
+}
+
+llvm::Expected<Machine> ccopt::topo::loadMachine(llvm::StringRef preset,
+                                                 llvm::StringRef file, int nodes) {
+  if (nodes < 1)
+    return llvm::createStringError("nodes must be at least 1, got %d", nodes);
+  if (!preset.empty() && !file.empty())
+    return llvm::createStringError("give a preset or a topology file, not both");
+  if (!file.empty()) {
+    auto node = loadTopologyFile(file);
+    if (!node)
+      return node.takeError();
+    return replicate(*node, nodes);
+  }
+  if (auto machine = lookupPreset(preset, nodes))
+    return std::move(*machine);
+  std::string names;
+  for (const std::string &name : presetNames())
+    names += (names.empty() ? "" : ", ") + name;
+  return llvm::createStringError("unknown machine '%s' (presets: %s)",
+                                 preset.str().c_str(), names.c_str());
 }

@@ -109,17 +109,18 @@
 //   - <cpu> is a cpu device; every two cpus are joined by an smp link of
 //     NCCL's inter-socket bandwidth: Intel QPI 6 GB/s (Skylake and later,
 //     family 6 model >= 0x55: 10), AMD 16, POWER 32, ARM 6, otherwise 10.
-//   - <pci> holding a <gpu> is that GPU, one holding a <nic> is the NIC (a
-//     nic device per <net>, port GB/s = speed in Mb/s / 8000; NCCL's 10000
-//     Mb/s when speed <= 0; a card with several ports becomes a pcie_switch
-//     with one nic per port), one holding other <pci> elements (a bridge,
-//     class 0x060400) is a pcie_switch; a leaf <pci> with none of these is
-//     ignored. Each is joined to its parent by a pcie link of NCCL's
-//     bandwidth width x per-lane speed / 80 for link_speed 2.5/5/8/16/32/64
-//     GT/s -> 15/30/60/120/240/480, so Gen3 x16 = 12, Gen4 x16 = 24, Gen5
-//     x16 = 48 GB/s; a missing or unknown speed counts as Gen3 and a missing
-//     or zero width as 16, as in NCCL. The raw figure is the lane rate after
-//     line coding (Gen4 x16 = 31.5 GB/s).
+//   - A <pci> holding a <gpu> is that GPU; one holding a <nic> is a nic
+//     device per <net> (port GB/s = speed in Mb/s / 8000, NCCL's 10000 Mb/s
+//     when speed <= 0; a card with several ports becomes a pcie_switch with
+//     a nic per port); one holding other <pci> elements (a bridge, class
+//     0x060400) is a pcie_switch; a leaf <pci> of another class is ignored.
+//     Each is joined to its parent by a pcie link of NCCL's bandwidth,
+//     width x per-lane speed / 80 with link_speed 2.5/5/8/16/32/64 GT/s ->
+//     15/30/60/120/240/480: Gen3 x16 = 12, Gen4 x16 = 24, Gen5 x16 = 48
+//     GB/s; a missing or unknown speed counts as Gen3 and a missing or zero
+//     width as 16, as in NCCL. The raw figure is the lane rate after line
+//     coding (Gen4 x16 = 31.5 GB/s). A <nic> right under a <cpu> (NCCL: a
+//     local link) is joined to it by a pcie link as fast as its port.
 //   - <nvlink target count tclass> joins the GPU to the GPU whose busid is
 //     `target`; a target of a GPU class (0x03...) that is not in the file is
 //     skipped, as NCCL does (dumps of jobs on part of a node list them). For
@@ -136,8 +137,9 @@
 //   - GPUs are ranks in the order of their `rank` attributes when every GPU
 //     has a distinct one, else of `dev`, else in the order listed.
 //   The reader handles elements, attributes, self-closing tags, comments,
-//   <?...?> and <!DOCTYPE ...> declarations and the five predefined entities.
-//   Unknown elements (e.g. <c2c>) are skipped.
+//   <?...?> and <!DOCTYPE ...> declarations, the five predefined entities
+//   and ASCII character references. Elements it does not know (e.g. <c2c>,
+//   Grace-Hopper's GPU-CPU link) are skipped.
 //
 // Errors are one line each: "file:line:col: message" for syntax errors and
 // for XML elements, "file: links[3].to: unknown device 'gpu9'" (the field's
@@ -169,6 +171,12 @@ llvm::Expected<Machine> parseTopologyJson(llvm::StringRef text,
 /// Parses an NCCL topology XML dump; `fileName` as above.
 llvm::Expected<Machine> parseNcclTopologyXml(llvm::StringRef text,
                                              llvm::StringRef fileName);
+
+/// The machine a user names: a preset (`--topo`) or a file (`--topo-file`),
+/// replicated over `nodes` nodes. Errors name the preset, the file and place,
+/// or the option.
+llvm::Expected<Machine> loadMachine(llvm::StringRef preset, llvm::StringRef file,
+                                    int nodes);
 
 } // namespace ccopt::topo
 

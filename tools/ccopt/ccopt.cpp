@@ -11,7 +11,7 @@
 #include "codegen/CudaEmitter.h"
 #include "codegen/Report.h"
 #include "passes/Passes.h"
-#include "topology/Machine.h"
+#include "topology/TopologyFile.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -47,6 +47,9 @@ cl::opt<std::string> outputFilename("o", cl::desc("Output file (default: stdout)
                                     cl::cat(category));
 cl::opt<std::string> topo("topo", cl::desc("Machine preset (a100x8)"),
                           cl::value_desc("name"), cl::cat(category));
+cl::opt<std::string> topoFile(
+    "topo-file", cl::desc("Machine file: ccopt JSON or an NCCL topology XML dump"),
+    cl::value_desc("file"), cl::cat(category));
 cl::opt<int> nodes("nodes", cl::desc("Number of such nodes"), cl::init(1),
                    cl::cat(category));
 cl::opt<Emit> emit(
@@ -60,10 +63,12 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::Trace, "trace",
                           "Chrome/Perfetto trace of the simulated run")),
     cl::cat(category));
-cl::opt<int64_t> chunks("chunks", cl::desc("Pipelined pieces per ring part"),
-                        cl::init(1), cl::cat(category));
-cl::opt<int64_t> channels("channels", cl::desc("Channels per rank"), cl::init(1),
-                          cl::cat(category));
+cl::opt<int64_t> chunks("chunks",
+                        cl::desc("Pipelined pieces per ring part (0: automatic)"),
+                        cl::init(0), cl::cat(category));
+cl::opt<int64_t> channels("channels",
+                          cl::desc("Channels per rank (0: automatic)"),
+                          cl::init(0), cl::cat(category));
 cl::opt<std::string> reportFormat(
     "report-format", cl::desc("Report as a table or as json"),
     cl::value_desc("table|json"), cl::init("table"), cl::cat(category));
@@ -130,10 +135,10 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       };
       if (failed(pipeline.addToPipeline(pm, onError)))
         return failure();
-    } else if (!topo.empty() || (emit.getNumOccurrences() && emit != Emit::Mlir)) {
+    } else if (machine || (emit.getNumOccurrences() && emit != Emit::Mlir)) {
       // Like mlir-opt, a bare `ccopt file` only parses, verifies and prints.
       ccopt::buildDefaultPipeline(
-          pm, {topo, nodes, chunks, channels, /*lower=*/emit != Emit::Mlir});
+          pm, {topo, topoFile, nodes, chunks, channels, /*lower=*/emit != Emit::Mlir});
     }
     if (failed(pm.run(*module)))
       return failure();
@@ -142,7 +147,7 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
     if (emit == Emit::Report) {
       ccopt::ReportOptions report;
       report.machine = &*machine;
-      report.pipeline = {topo, nodes, chunks, channels, /*lower=*/true};
+      report.pipeline = {topo, topoFile, nodes, chunks, channels, /*lower=*/true};
       report.json = reportFormat == "json";
       report.sweep = sweepRange;
       return ccopt::emitReport(*module, report, os);
@@ -184,10 +189,17 @@ int main(int argc, char **argv) {
                        llvm::join(ccopt::topo::presetNames(), ", ") + ")"));
   if (nodes < 1)
     return failed(fail("--nodes must be at least 1, got " + Twine(nodes)));
-  if (!topo.empty())
-    machine = ccopt::topo::lookupPreset(topo, nodes);
+  if (!topo.empty() && !topoFile.empty())
+    return failed(fail("give --topo or --topo-file, not both"));
+  if (!topo.empty() || !topoFile.empty()) {
+    auto loaded = ccopt::topo::loadMachine(topo, topoFile, nodes);
+    if (!loaded)
+      return failed(fail(llvm::toString(loaded.takeError())));
+    machine = std::move(*loaded);
+  }
   if ((emit == Emit::Report || emit == Emit::Trace) && !machine)
-    return failed(fail("--emit=report and --emit=trace need a machine (--topo)"));
+    return failed(fail("--emit=report and --emit=trace need a machine "
+                       "(--topo or --topo-file)"));
   if (reportFormat != "table" && reportFormat != "json")
     return failed(fail("--report-format must be table or json, got '" +
                        reportFormat + "'"));
@@ -199,8 +211,8 @@ int main(int argc, char **argv) {
                          "1K:1G), got '" + sweep + "'"));
     sweepRange = {*min, *max};
   }
-  if (chunks < 1 || channels < 1)
-    return failed(fail("--chunks and --channels must be at least 1"));
+  if (chunks < 0 || channels < 0)
+    return failed(fail("--chunks and --channels must not be negative"));
 
   std::string errorMessage;
   auto input = openInputFile(inputFilename, &errorMessage);

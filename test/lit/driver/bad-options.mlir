@@ -11,8 +11,8 @@
 // RUN: sh -c 'ccopt %s --topo a100x8 --nodes 0 2>/dev/null; test $? -eq 1'
 // RUN: not ccopt %s --topo a100x8 --nodes=-2 2>&1 | FileCheck %s --check-prefix=NODES-NEG
 
-// RUN: not ccopt %s --topo a100x8 --chunks 0 2>&1 | FileCheck %s --check-prefix=CHUNKS
-// RUN: not ccopt %s --topo a100x8 --channels 0 2>&1 | FileCheck %s --check-prefix=CHUNKS
+// RUN: not ccopt %s --topo a100x8 --chunks -1 2>&1 | FileCheck %s --check-prefix=CHUNKS
+// RUN: not ccopt %s --topo a100x8 --channels -3 2>&1 | FileCheck %s --check-prefix=CHUNKS
 
 // An unknown --emit is rejected by the option parser.
 // RUN: not ccopt %s --emit=ptx 2>&1 | FileCheck %s --check-prefix=EMIT
@@ -21,7 +21,7 @@
 // TOPO-CASE: ccopt: error: unknown machine 'A100x8' for --topo (presets: a100x8, h100x8, h200x8, v100x8, pcie4x8)
 // NODES0: ccopt: error: --nodes must be at least 1, got 0
 // NODES-NEG: ccopt: error: --nodes must be at least 1, got -2
-// CHUNKS: ccopt: error: --chunks and --channels must be at least 1
+// CHUNKS: ccopt: error: --chunks and --channels must not be negative
 // EMIT: for the --emit option: Cannot find option named 'ptx'!
 
 ccl.program @p {

@@ -32,7 +32,7 @@ TEST(EmittedCode, CompilesWithNvrtcForAmpereAndHopper) {
   mlir::MLIRContext context;
   ccopt::test::loadDialects(context);
   auto compiled = ccopt::test::compile(context, readExample("allreduce.mlir"),
-                                       {"a100x8", 1, 4, 2});
+                                       {"a100x8", "", 1, 4, 2});
   ASSERT_TRUE(compiled.module) << compiled.error;
   for (int arch : {80, 90}) {
     auto result = ccopt::rt::compileWithNvrtc(compiled.cuda, "allreduce.cu", arch);

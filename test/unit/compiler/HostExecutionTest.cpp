@@ -93,7 +93,7 @@ void HostExecution::runCases(const std::vector<Case> &cases, int64_t chunks,
   std::string text;
   for (const Case &c : cases)
     text += programText(c);
-  auto compiled = ccopt::test::compile(context, text, {"", 1, chunks, channels});
+  auto compiled = ccopt::test::compile(context, text, {"", "", 1, chunks, channels});
   ASSERT_TRUE(compiled.module) << compiled.error;
   std::string error;
   auto module = ccopt::rt::HostModule::compile(compiled.cuda, error);

@@ -275,6 +275,9 @@ TEST(TopologyJson, Rejections) {
       {smallWith(R"("devices": [)", R"("devices": [ 3,)"),
        "t.json: devices[0]: expected an object, got 3"},
       {R"({"devices": {}, "links": []})", "t.json: devices: expected an array"},
+      // A newline from the input stays an escape: errors are one line.
+      {smallWith(R"("kind": "nvswitch")", R"("kind": "nv\nswitch")"),
+       "t.json: devices[2].kind: unknown device kind 'nv\\nswitch'"},
       // No GPU; a disconnected graph (Machine::validate()).
       {R"({"devices": [{"name": "c", "kind": "cpu"}], "links": []})",
        "t.json: the machine has no GPU"},
@@ -332,8 +335,9 @@ TEST(NcclTopologyXml, DgxA100Dump) {
   EXPECT_EQ(countKind(m, DeviceKind::Nic), 8);
   EXPECT_EQ(countKind(m, DeviceKind::NvSwitch), 1);
   for (const Device &d : m.devices())
-    if (d.kind == DeviceKind::Nic)
+    if (d.kind == DeviceKind::Nic) {
       EXPECT_DOUBLE_EQ(d.portBandwidth, 25) << d.name; // 200000 Mb/s
+    }
   EXPECT_EQ(m.devices()[m.gpuDevice(0)].name, "gpu0");
   // Twelve NVLink3 links (six NVSwitches x 2) folded into one fabric.
   const auto &route = m.route(0, 5);
@@ -348,8 +352,9 @@ TEST(NcclTopologyXml, DgxA100Dump) {
       EXPECT_DOUBLE_EQ(l.bandwidth, 24); // Gen4 x16
       EXPECT_NEAR(l.rawBandwidth, 31.5, 0.01);
     }
-    if (l.kind == LinkKind::Smp)
+    if (l.kind == LinkKind::Smp) {
       EXPECT_DOUBLE_EQ(l.bandwidth, 16); // AMD
+    }
   }
   // The same machine as the preset, route for route.
   expectSameRoutes(m, *lookupPreset("a100x8"));
@@ -387,8 +392,9 @@ TEST(NcclTopologyXml, V100DumpWithDirectNvLinks) {
     nvlinks += l.kind == LinkKind::NvLink;
   EXPECT_EQ(nvlinks, 2 * 4);
   for (const Device &d : m.devices())
-    if (d.kind == DeviceKind::Nic)
+    if (d.kind == DeviceKind::Nic) {
       EXPECT_DOUBLE_EQ(d.portBandwidth, 12.5) << d.name;
+    }
 }
 
 /// A two-socket node; `gpus` is the GPUs' XML, cpu0 then cpu1 attributes.
@@ -425,11 +431,13 @@ TEST(NcclTopologyXml, HopperWithNvSwitchHasNvls) {
   EXPECT_DOUBLE_EQ(m.channelBandwidth, 40);
   EXPECT_NEAR(m.routeBandwidth(0, 1), 18 * 20.6, 1e-9);
   EXPECT_DOUBLE_EQ(m.links()[m.route(0, 1)[0]].rawBandwidth, 18 * 25);
-  for (const Link &l : m.links())
-    if (l.kind == LinkKind::Pcie)
+  for (const Link &l : m.links()) {
+    if (l.kind == LinkKind::Pcie) {
       EXPECT_DOUBLE_EQ(l.bandwidth, 48); // Gen5 x16
-    else if (l.kind == LinkKind::Smp)
+    } else if (l.kind == LinkKind::Smp) {
       EXPECT_DOUBLE_EQ(l.bandwidth, 10); // Skylake and later: UPI
+    }
+  }
 }
 
 TEST(NcclTopologyXml, PcieCpuAndRankModels) {
@@ -588,6 +596,10 @@ TEST(NcclTopologyXml, SemanticErrorsNameTheElement) {
                          "        <nvlink target=\"0000:c4:00.0\" tclass=\"0x068000\"/>\n"),
                   ""),
        "t.xml:5:9: <nvlink>: missing attribute 'count'"},
+      {twoSockets(gpuPci("0000:01:00.0", 80, 0,
+                         "        <nvlink target=\"0000:c4:00.0\" count=\"2\" tclass=\"0x06\n8000\"/>\n"),
+                  ""),
+       "tclass '0x06\\n8000' is not an NVSwitch"},
       {twoSockets(gpuPci("0000:01:00.0", 80, 0,
                          "        <nvlink target=\"0000:c4:00.0\" count=\"0\" tclass=\"0x068000\"/>\n"),
                   ""),
