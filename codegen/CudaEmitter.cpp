@@ -125,17 +125,42 @@ private:
   }
   std::string remote(StringRef peer, StringRef name, PartAttr part) {
     return ("cc_peer_buf<" + Twine(bufferType(part.getBuffer())) +
-            ">(args, r, " + peer + ", " + bufferEnum(part.getBuffer()) +
+            ">(args, rank, " + peer + ", " + bufferEnum(part.getBuffer()) +
             ") + " + name + "_b")
         .str();
   }
   void printReduce(StringRef dst, StringRef dst2, StringRef lhs, StringRef rhs,
                    StringRef count, bool finalize);
 
+  std::string tableName(int task, StringRef what) {
+    return (ccopt::kernelName(program) + "_task" + Twine(task) + "_" + what).str();
+  }
+  /// Rank orders of tasks with a rank_map, as constant tables.
+  void printTables();
+
   ProgramOp program;
   raw_indented_ostream &os;
   unsigned depth = 0;
+  std::string taskTable; // order table of the task being printed, if any
 };
+
+void KernelPrinter::printTables() {
+  int taskIndex = 0;
+  for (auto task : program.getBody().front().getOps<TaskOp>()) {
+    if (auto map = task.getRankMap()) {
+      SmallVector<int64_t> position(map->size());
+      for (auto [i, r] : llvm::enumerate(*map))
+        position[r] = i;
+      os << "CC_TABLE int " << tableName(taskIndex, "order") << "[] = {";
+      llvm::interleaveComma(*map, os);
+      os << "};\n";
+      os << "CC_TABLE int " << tableName(taskIndex, "position") << "[] = {";
+      llvm::interleaveComma(position, os);
+      os << "};\n";
+    }
+    ++taskIndex;
+  }
+}
 
 void KernelPrinter::declarePart(StringRef name, PartAttr part) {
   int64_t count = program.getCount(part.getBuffer());
@@ -158,7 +183,10 @@ void KernelPrinter::printReduce(StringRef dst, StringRef dst2, StringRef lhs,
 
 void KernelPrinter::printStep(Operation *op) {
   auto peer = [&](StringRef name, AffineMap map) {
-    os << "const long long " << name << " = " << cExpr(map.getResult(0)) << ";\n";
+    std::string position = cExpr(map.getResult(0));
+    os << "const long long " << name << " = "
+       << (taskTable.empty() ? position : taskTable + "[" + position + "]")
+       << ";\n";
   };
   os << "{ // " << op->getName().stripDialect() << "\n";
   os.indent();
@@ -184,11 +212,11 @@ void KernelPrinter::printStep(Operation *op) {
         declarePart("dst", send.getDst());
         os << "cc_copy(" << remote("to", "dst", send.getDst()) << ", "
            << local("src", send.getSrc()) << ", src_n);\n";
-        os << "cc_post_send(args, r, ch, to);\n";
+        os << "cc_post_send(args, rank, ch, to);\n";
       })
       .Case([&](RecvOp recv) {
         peer("from", recv.getPeer());
-        os << "cc_wait_recv(args, r, ch, from);\n";
+        os << "cc_wait_recv(args, rank, ch, from);\n";
       })
       .Case([&](RecvReduceSendOp rrs) {
         peer("from", rrs.getFrom());
@@ -199,7 +227,7 @@ void KernelPrinter::printStep(Operation *op) {
         PartAttr store = rrs.getStoreAttr();
         if (store)
           declarePart("store", store);
-        os << "cc_wait_recv(args, r, ch, from);\n";
+        os << "cc_wait_recv(args, rank, ch, from);\n";
         std::string storePtr =
             store ? local("store", store)
                   : std::string("(") + bufferType(rrs.getDst().getBuffer()) + "*)nullptr";
@@ -217,17 +245,17 @@ void KernelPrinter::printStep(Operation *op) {
                       local("recvd", rrs.getRecvd()), local("local", rrs.getLocal()),
                       "recvd_n", rrs.getFinalize());
         }
-        os << "cc_post_send(args, r, ch, to);\n";
+        os << "cc_post_send(args, rank, ch, to);\n";
       })
       .Case([&](RecvCopySendOp rcs) {
         peer("from", rcs.getFrom());
         peer("to", rcs.getTo());
         declarePart("recvd", rcs.getRecvd());
         declarePart("dst", rcs.getDst());
-        os << "cc_wait_recv(args, r, ch, from);\n";
+        os << "cc_wait_recv(args, rank, ch, from);\n";
         os << "cc_copy(" << remote("to", "dst", rcs.getDst()) << ", "
            << local("recvd", rcs.getRecvd()) << ", recvd_n);\n";
-        os << "cc_post_send(args, r, ch, to);\n";
+        os << "cc_post_send(args, rank, ch, to);\n";
       });
   os.unindent();
   os << "}\n";
@@ -263,28 +291,39 @@ LogicalResult KernelPrinter::print() {
      << " ranks, " << program.getChannels() << " channel(s), "
      << program.getInputCount() << " -> " << program.getOutputCount() << " x "
      << program.getElementType() << "\n";
+  printTables();
   os << "CC_KERNEL(" << ccopt::kernelName(program) << ") {\n";
   os.indent();
   os << "typedef " << elementType << " T;\n";
   os << "typedef " << wireType << " W;\n";
-  os << "const long long r = CC_RANK;\n";
+  os << "const long long rank = CC_RANK;\n";
   os << "const int ch = CC_CHANNEL;\n";
-  os << "cc_begin(args, r);\n";
-  os << "T* const input = cc_buf<T>(args, r, CC_BUF_INPUT);\n";
-  os << "T* const output = cc_buf<T>(args, r, CC_BUF_OUTPUT);\n";
-  os << "W* const scratch = cc_buf<W>(args, r, CC_BUF_SCRATCH);\n";
+  os << "cc_begin(args, rank);\n";
+  os << "T* const input = cc_buf<T>(args, rank, CC_BUF_INPUT);\n";
+  os << "T* const output = cc_buf<T>(args, rank, CC_BUF_OUTPUT);\n";
+  os << "W* const scratch = cc_buf<W>(args, rank, CC_BUF_SCRATCH);\n";
   os << "(void)input; (void)output; (void)scratch;\n";
+  int taskIndex = 0;
   for (auto task : program.getBody().front().getOps<TaskOp>()) {
     os << "if (ch == " << task.getChannel();
     if (auto rank = task.getRank())
-      os << " && r == " << *rank;
+      os << " && rank == " << *rank;
     os << ") {\n";
     os.indent();
+    // Positions in the task's order: r is this rank's, tables map back.
+    taskTable.clear();
+    if (task.getRankMap()) {
+      taskTable = tableName(taskIndex, "order");
+      os << "const long long r = " << tableName(taskIndex, "position") << "[rank];\n";
+    } else {
+      os << "const long long r = rank;\n";
+    }
+    ++taskIndex;
     printBlock(task.getBody().front());
     os.unindent();
     os << "}\n";
   }
-  os << "cc_end(args, r);\n";
+  os << "cc_end(args, rank);\n";
   os.unindent();
   os << "}\n";
   return success();

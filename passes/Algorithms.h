@@ -24,6 +24,15 @@ struct AllReduceShape {
   llvm::SmallVector<int64_t> rankMap;
 };
 
+/// Orders in which rings visit the schedule ranks; channel c follows
+/// orders[c % orders.size()] (none: 0, 1, ..., n-1).
+using RingOrders = std::vector<std::vector<int64_t>>;
+
+/// `orders` of world ranks as orders of schedule ranks, where schedule rank
+/// i runs on world rank participants[i].
+RingOrders toScheduleRanks(const std::vector<std::vector<int>> &orders,
+                           llvm::ArrayRef<int> participants);
+
 /// Ring all-reduce (Patarasuk & Yuan): n-1 reduce-scatter then n-1
 /// all-gather steps around r -> r+1, every ring part split into `chunks`
 /// pipelined pieces and the buffer over `channels` channels (both clamped
@@ -31,7 +40,8 @@ struct AllReduceShape {
 mlir::sched::ProgramOp buildRingAllReduce(mlir::OpBuilder &b, mlir::Location loc,
                                           llvm::StringRef name,
                                           const AllReduceShape &shape,
-                                          int64_t chunks, int64_t channels);
+                                          int64_t chunks, int64_t channels,
+                                          const RingOrders &orders = {});
 
 } // namespace ccopt
 

@@ -71,6 +71,7 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     auto type = cast<ccl::BufferType>(op.getInput().getType());
     ccopt::AllReduceShape shape{*n, type.getCount(), type.getElementType(),
                                 op.getOp(), op.getInput() == op.getOutput(), {}};
+    // World ranks of the participants; schedule rank i runs on ranks[i].
     std::vector<int> ranks;
     if (FlatSymbolRefAttr group = op.getGroupAttr())
       llvm::append_range(ranks, cast<ccl::GroupOp>(
@@ -79,8 +80,6 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     else
       for (int r = 0; r < *n; ++r)
         ranks.push_back(r);
-    if (machine)
-      ranks = ccopt::topo::bestRingOrder(*machine, ranks);
     if (!llvm::equal(ranks, llvm::seq<int>(0, *n)))
       llvm::append_range(shape.rankMap, ranks);
     OpBuilder b(program->getContext());
@@ -97,7 +96,12 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     int64_t pieceBytes = 512 << 10;
     int64_t perPart = ringPartBytes / numChannels;
     int64_t numChunks = chunks ? chunks : std::max<int64_t>(1, (perPart + pieceBytes - 1) / pieceBytes);
-    ccopt::buildRingAllReduce(b, op.getLoc(), name, shape, numChunks, numChannels);
+    ccopt::RingOrders orders;
+    if (machine)
+      orders = ccopt::toScheduleRanks(
+          ccopt::topo::ringOrders(*machine, ranks, numChannels), ranks);
+    ccopt::buildRingAllReduce(b, op.getLoc(), name, shape, numChunks,
+                              numChannels, orders);
     op->setAttr("schedule", FlatSymbolRefAttr::get(b.getContext(), name));
   }
 };

@@ -39,18 +39,18 @@ ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(context));
   b.setInsertionPointToStart(scratch->getBody());
   AllReduceShape ring = shape;
-  ring.rankMap.clear();
-  for (int r : bestRingOrder(machine, ranks))
-    ring.rankMap.push_back(r);
+  ring.rankMap.assign(ranks.begin(), ranks.end());
   int64_t bytes = shape.count * ((shape.elementType.getIntOrFloatBitWidth() + 7) / 8);
   int64_t channels = ncclChannels(machine);
+  RingOrders orders =
+      toScheduleRanks(ringOrders(machine, ranks, channels), ranks);
   std::optional<BaselineResult> best;
   for (Protocol protocol : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
     int64_t perPart = bytes / std::max<int64_t>(1, shape.ranks * channels);
     int64_t chunks = std::max<int64_t>(1, (perPart + pieceBytes(protocol) - 1) /
                                               pieceBytes(protocol));
     auto program = buildRingAllReduce(b, b.getUnknownLoc(), "nccl_ring", ring,
-                                      chunks, channels);
+                                      chunks, channels, orders);
     auto result = simulate(program, machine, {protocol, AlgorithmFamily::Ring});
     int64_t builtChannels = program.getChannels(), builtChunks = program.getChunks();
     program->erase();

@@ -8,6 +8,8 @@
 
 #include "passes/Algorithms.h"
 
+#include "llvm/ADT/Sequence.h"
+
 using namespace mlir;
 using namespace mlir::sched;
 
@@ -100,7 +102,7 @@ private:
 
 ProgramOp ccopt::buildRingAllReduce(OpBuilder &b, Location loc, StringRef name,
                                     const AllReduceShape &shape, int64_t chunks,
-                                    int64_t channels) {
+                                    int64_t channels, const RingOrders &orders) {
   int64_t n = shape.ranks, count = shape.count;
   // Every pipelined piece keeps at least one element per ring part.
   int64_t blocks = std::max<int64_t>(1, count / n);
@@ -122,11 +124,28 @@ ProgramOp ccopt::buildRingAllReduce(OpBuilder &b, Location loc, StringRef name,
   RingAllReduceBuilder ring(b, loc, n, numChunks, numChannels);
   bool finalize = shape.redop == ccl::ReductionKind::Avg;
   for (int64_t channel = 0; channel < numChannels; ++channel) {
-    auto task = TaskOp::create(b, loc, channel, IntegerAttr());
+    DenseI64ArrayAttr order;
+    if (!orders.empty()) {
+      const std::vector<int64_t> &o = orders[channel % orders.size()];
+      if (!llvm::equal(o, llvm::seq<int64_t>(0, n)))
+        order = b.getDenseI64ArrayAttr(o);
+    }
+    auto task = TaskOp::create(b, loc, channel, IntegerAttr(), order);
     task.getBody().emplaceBlock();
     OpBuilder::InsertionGuard taskGuard(b);
     b.setInsertionPointToStart(&task.getBody().front());
     ring.buildTask(channel, shape.inPlace, finalize);
   }
   return program;
+}
+
+ccopt::RingOrders ccopt::toScheduleRanks(const std::vector<std::vector<int>> &orders,
+                                         llvm::ArrayRef<int> participants) {
+  RingOrders out;
+  for (const std::vector<int> &order : orders) {
+    std::vector<int64_t> &ranks = out.emplace_back();
+    for (int world : order)
+      ranks.push_back(llvm::find(participants, world) - participants.begin());
+  }
+  return out;
 }

@@ -230,11 +230,12 @@ std::optional<ElementRange> SymbolicExecution::range(Thread &t, Operation *op,
 std::optional<int64_t> SymbolicExecution::peer(Thread &t, Operation *op,
                                                AffineMap map,
                                                ArrayRef<int64_t> dims) {
-  int64_t p = evaluate(map, dims);
-  if (p < 0 || p >= n) {
-    fail(t, op) << "peer rank " << p << " is outside [0, " << n << ")";
+  int64_t position = evaluate(map, dims);
+  if (position < 0 || position >= n) {
+    fail(t, op) << "peer rank " << position << " is outside [0, " << n << ")";
     return std::nullopt;
   }
+  int64_t p = op->getParentOfType<TaskOp>().scheduleRank(position);
   if (p == t.rank) {
     fail(t, op) << "rank " << p << " exchanges a message with itself";
     return std::nullopt;
@@ -555,7 +556,7 @@ LogicalResult SymbolicExecution::run() {
     if (t.done)
       continue;
     if (t.blockedOn) {
-      auto p = evaluate(*receivesFrom(t.blockedOn), t.blockedDims);
+      auto p = peerRank(t.blockedOn, *receivesFrom(t.blockedOn), t.blockedDims);
       if (queue(p, t.rank, t.channel).empty())
         continue;
     }
@@ -607,7 +608,7 @@ LogicalResult SymbolicExecution::checkEnd() {
       llvm::DenseSet<int64_t> seen;
       const Thread *w = &t;
       while (w && w->blockedOn && seen.insert(w->rank).second) {
-        int64_t p = evaluate(*receivesFrom(w->blockedOn), w->blockedDims);
+        int64_t p = peerRank(w->blockedOn, *receivesFrom(w->blockedOn), w->blockedDims);
         os << "rank " << w->rank << " waits for rank " << p << "; ";
         w = &threads[p * channels + w->channel];
       }

@@ -112,12 +112,13 @@ LinkKind Machine::routeKind(int src, int dst) const {
 }
 
 double Machine::injectionBandwidth(int rank) const {
-  // NCCL moves a GPU's data over NVLink when it has any, else over PCIe; it
-  // does not add the two up, so neither does the bound.
-  double nvlink = 0, other = 0;
+  // The cut around the GPU: every link it has (NVLink and PCIe alike; a
+  // schedule may use both at once, e.g. NVLink inside a node while the
+  // PCIe path feeds a NIC).
+  double total = 0;
   for (int l : outgoing[gpuDevices[rank]])
-    (linkList[l].kind == LinkKind::NvLink ? nvlink : other) += linkList[l].bandwidth;
-  return nvlink > 0 ? nvlink : other;
+    total += linkList[l].bandwidth;
+  return total;
 }
 
 double Machine::nodeNetworkBandwidth(int node) const {

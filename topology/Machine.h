@@ -81,7 +81,7 @@ public:
   /// The most remote kind of link on the route (Net > Smp > Pcie > NvLink).
   LinkKind routeKind(int src, int dst) const;
 
-  /// GB/s rank `rank` can send (or receive) in total: the sum over its links.
+  /// GB/s rank `rank` can send (or receive) at most: the sum over its links.
   double injectionBandwidth(int rank) const;
   /// GB/s that leave one node through its NICs (0 for one node).
   double nodeNetworkBandwidth(int node) const;

@@ -28,7 +28,7 @@ constexpr double kQpi = 6, kUpi = 10, kXgmi = 16;
 constexpr double kEdr = 12.5, kHdr = 25, kNdr = 50;
 
 /// GPUs in pairs under PCIe switches, switches split over two CPUs, one
-/// NIC per switch or per GPU.
+/// NIC per switch or one per GPU (beside it under a leaf switch).
 struct PcieTree {
   double pcie, pcieRaw, smp, nicBandwidth;
   int nicsPerSwitch;
@@ -45,10 +45,22 @@ std::vector<int> buildPcieTree(Machine &m, const PcieTree &t) {
     m.connect(s, cpus[sw / 2], LinkKind::Pcie, t.pcie, t.pcieRaw);
     for (int g = 0; g < 2; ++g) {
       int gpu = m.addDevice(DeviceKind::Gpu, "gpu" + std::to_string(2 * sw + g), 0);
-      m.connect(gpu, s, LinkKind::Pcie, t.pcie, t.pcieRaw);
       gpus.push_back(gpu);
+      if (t.nicsPerSwitch < 2) {
+        m.connect(gpu, s, LinkKind::Pcie, t.pcie, t.pcieRaw);
+        continue;
+      }
+      // One NIC per GPU: the pair shares a leaf switch, so that each GPU
+      // reaches the network through its own NIC (GPUDirect RDMA).
+      int leaf = m.addDevice(DeviceKind::PcieSwitch,
+                             "pcie" + std::to_string(sw) + "." + std::to_string(g), 0);
+      m.connect(leaf, s, LinkKind::Pcie, t.pcie, t.pcieRaw);
+      m.connect(gpu, leaf, LinkKind::Pcie, t.pcie, t.pcieRaw);
+      int n = m.addDevice(DeviceKind::Nic, "nic" + std::to_string(nic++), 0,
+                          t.nicBandwidth);
+      m.connect(n, leaf, LinkKind::Pcie, t.pcie, t.pcieRaw);
     }
-    for (int k = 0; k < t.nicsPerSwitch; ++k) {
+    if (t.nicsPerSwitch == 1) {
       int n = m.addDevice(DeviceKind::Nic, "nic" + std::to_string(nic++), 0,
                           t.nicBandwidth);
       m.connect(n, s, LinkKind::Pcie, t.pcie, t.pcieRaw);

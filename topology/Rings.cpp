@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <functional>
 #include <map>
 
 using namespace ccopt::topo;
@@ -15,8 +16,10 @@ namespace {
 /// `closed`) is fastest; ties go to the larger sum of hop bandwidths.
 class RingSearch {
 public:
-  RingSearch(const Machine &m, std::vector<int> gpus, bool closed)
-      : m(m), gpus(std::move(gpus)), closed(closed) {}
+  /// `last`: when not -1, the order must end there (a path through a node
+  /// between the GPUs where a multi-node ring enters and leaves it).
+  RingSearch(const Machine &m, std::vector<int> gpus, bool closed, int last = -1)
+      : m(m), gpus(std::move(gpus)), closed(closed), last(last) {}
 
   std::vector<int> run() {
     if (gpus.size() <= 2 || gpus.size() > 10)
@@ -34,6 +37,8 @@ private:
     if (slowest < bestSlowest)
       return; // cannot beat the best any more
     if (order.size() == gpus.size()) {
+      if (last >= 0 && order.back() != last)
+        return;
       if (closed) {
         double back = m.routeBandwidth(order.back(), order.front());
         slowest = std::min(slowest, back);
@@ -47,7 +52,7 @@ private:
       return;
     }
     for (size_t i = 1; i < gpus.size(); ++i) {
-      if (used[i])
+      if (used[i] || (gpus[i] == last && order.size() + 1 < gpus.size()))
         continue;
       double hop = m.routeBandwidth(order.back(), gpus[i]);
       used[i] = true;
@@ -61,6 +66,7 @@ private:
   const Machine &m;
   std::vector<int> gpus;
   bool closed;
+  int last;
   std::vector<int> best;
   double bestSlowest = -1, bestSum = -1;
 };
@@ -77,4 +83,110 @@ std::vector<int> ccopt::topo::bestRingOrder(const Machine &machine,
   for (auto &[node, gpus] : byNode)
     llvm::append_range(ring, RingSearch(machine, gpus, oneNode).run());
   return ring;
+}
+
+namespace {
+
+/// Hamiltonian cycles over direct NVLinks: each found cycle takes one link
+/// per hop in its direction; search again while links remain.
+std::vector<std::vector<int>> disjointNvLinkRings(const Machine &m,
+                                                  llvm::ArrayRef<int> gpus,
+                                                  int count) {
+  int n = gpus.size();
+  // capacity[a][b]: NVLinks from gpus[a] to gpus[b] on a direct route.
+  std::vector<std::vector<int>> capacity(n, std::vector<int>(n, 0));
+  double perLink = 1e300;
+  for (const Link &l : m.links())
+    if (l.kind == LinkKind::NvLink &&
+        m.devices()[l.from].kind == DeviceKind::Gpu &&
+        m.devices()[l.to].kind == DeviceKind::Gpu)
+      perLink = std::min(perLink, l.bandwidth);
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      const std::vector<int> &route = m.route(gpus[a], gpus[b]);
+      if (a != b && route.size() == 1 && m.links()[route[0]].kind == LinkKind::NvLink)
+        capacity[a][b] = static_cast<int>(m.links()[route[0]].bandwidth / perLink + 0.5);
+    }
+  std::vector<std::vector<int>> rings;
+  std::vector<int> order = {0};
+  std::vector<bool> used(n, false);
+  used[0] = true;
+  std::function<bool()> extend = [&]() {
+    if (static_cast<int>(order.size()) == n)
+      return capacity[order.back()][0] > 0;
+    for (int next = 1; next < n; ++next) {
+      if (used[next] || capacity[order.back()][next] == 0)
+        continue;
+      used[next] = true;
+      order.push_back(next);
+      if (extend())
+        return true;
+      order.pop_back();
+      used[next] = false;
+    }
+    return false;
+  };
+  while (static_cast<int>(rings.size()) < count && extend()) {
+    // Take the cycle's links in both directions (it also runs backwards).
+    for (int i = 0; i < n; ++i) {
+      int a = order[i], b = order[(i + 1) % n];
+      --capacity[a][b];
+      --capacity[b][a];
+    }
+    std::vector<int> ring;
+    for (int i : order)
+      ring.push_back(gpus[i]);
+    rings.push_back(ring);
+    std::reverse(ring.begin() + 1, ring.end());
+    rings.push_back(ring);
+    order = {0};
+    std::fill(used.begin(), used.end(), false);
+    used[0] = true;
+  }
+  if (static_cast<int>(rings.size()) > count)
+    rings.resize(count);
+  return rings;
+}
+
+} // namespace
+
+std::vector<std::vector<int>> ccopt::topo::ringOrders(const Machine &machine,
+                                                      llvm::ArrayRef<int> ranks,
+                                                      int count) {
+  std::map<int, std::vector<int>> byNode;
+  for (int r : ranks)
+    byNode[machine.nodeOf(r)].push_back(r);
+  if (byNode.size() == 1) {
+    auto rings = disjointNvLinkRings(machine, ranks, count);
+    if (rings.size() > 1)
+      return rings;
+    return {bestRingOrder(machine, ranks)};
+  }
+  // Several nodes: channel c enters node k at local GPU (c + k) and leaves
+  // it from local GPU (c + k + 1), where it enters node k+1: every crossing
+  // stays on one rail (GPU i's NIC to GPU i's NIC), and the channels rotate
+  // over the rails. Inside a node the ring follows the node's best order.
+  std::vector<std::vector<int>> rings;
+  int numNodes = byNode.size();
+  size_t perNode = byNode.begin()->second.size();
+  for (int c = 0; c < count && c < static_cast<int>(perNode); ++c) {
+    std::vector<int> ring;
+    int k = 0;
+    for (auto &[node, gpus] : byNode) {
+      int g = gpus.size();
+      int enter = gpus[(c + k) % g];
+      int leave = gpus[(c + (k + 1) % numNodes) % g];
+      // The fastest path through the node from `enter` to `leave`.
+      std::vector<int> members = {enter};
+      for (int gpu : gpus)
+        if (gpu != enter)
+          members.push_back(gpu);
+      llvm::append_range(ring, RingSearch(machine, members, /*closed=*/false,
+                                          leave == enter ? -1 : leave)
+                                   .run());
+      ++k;
+    }
+    rings.push_back(ring);
+  }
+  return rings;
 }

@@ -19,6 +19,16 @@ namespace ccopt::topo {
 /// order. Returns the ranks in ring order.
 std::vector<int> bestRingOrder(const Machine &machine, llvm::ArrayRef<int> ranks);
 
+/// Up to `count` ring orders of `ranks` for as many channels, the way NCCL
+/// spreads its channels: on a node whose GPUs are joined by direct NVLinks
+/// (v100x8), Hamiltonian cycles that together use each link at most once
+/// per direction, each also run backwards; across nodes, every ring enters
+/// and leaves a node through the same rail, rotated per channel so that
+/// the channels use every NIC; elsewhere the best order. Each order lists
+/// world ranks.
+std::vector<std::vector<int>> ringOrders(const Machine &machine,
+                                         llvm::ArrayRef<int> ranks, int count);
+
 } // namespace ccopt::topo
 
 #endif

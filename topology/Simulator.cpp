@@ -225,7 +225,7 @@ void Simulation::advance(Thread &t) {
     }
     Operation *op = t.op;
     if (auto from = receivesFrom(op); from && !t.received) {
-      int64_t peer = evaluate(*from, t.dims);
+      int64_t peer = peerRank(op, *from, t.dims);
       auto &q = queue(peer, t.rank, t.channel);
       if (q.empty()) {
         waiting[(peer * n + t.rank) * channels + t.channel] = self;
@@ -245,7 +245,7 @@ void Simulation::advance(Thread &t) {
       wake(self, end);
     };
     auto send = [&](AffineMap to, PartAttr dst) {
-      startFlow(t, evaluate(to, t.dims), bytesOf(dst, t.dims));
+      startFlow(t, peerRank(op, to, t.dims), bytesOf(dst, t.dims));
     };
     bool blocked = TypeSwitch<Operation *, bool>(op)
                        .Case([&](CopyOp c) {
@@ -353,7 +353,8 @@ bool ccopt::topo::hasSymmetricChannels(ProgramOp program) {
   std::optional<std::string> first;
   int64_t tasks = 0;
   for (auto task : program.getBody().front().getOps<TaskOp>()) {
-    if (task.getRank())
+    // Channels on different rank orders use different links.
+    if (task.getRank() || task.getRankMap())
       return false;
     std::string shape;
     appendShape(task.getBody().front(), shape);

@@ -94,16 +94,38 @@ LogicalResult ProgramOp::verify() {
 
 LogicalResult TaskOp::verify() {
   auto program = getParentOp();
+  int64_t ranks = program.getRanksAttr().getInt();
+  int64_t channels = program.getChannelsAttr().getInt();
   int64_t channel = getChannelAttr().getInt();
-  if (channel < 0 || channel >= static_cast<int64_t>(program.getChannels()))
+  if (channel < 0 || channel >= channels)
     return emitOpError("channel ") << channel << " is out of range for "
-                                   << program.getChannels() << " channels";
+                                   << channels << " channels";
   if (IntegerAttr rank = getRankAttr();
-      rank && (rank.getInt() < 0 ||
-               rank.getInt() >= static_cast<int64_t>(program.getRanks())))
+      rank && (rank.getInt() < 0 || rank.getInt() >= ranks))
     return emitOpError("rank ") << rank.getInt() << " is out of range for "
-                                << program.getRanks() << " ranks";
+                                << ranks << " ranks";
+  if (auto map = getRankMap()) {
+    if (getRankAttr())
+      return emitOpError("takes either a rank or a rank_map, not both");
+    if (static_cast<int64_t>(map->size()) != ranks)
+      return emitOpError("rank_map has ")
+             << map->size() << " entries for " << ranks << " ranks";
+    llvm::SmallVector<bool> seen(ranks, false);
+    for (int64_t r : *map) {
+      if (r < 0 || r >= ranks || seen[r])
+        return emitOpError("rank_map must be a permutation of the ")
+               << ranks << " ranks, got " << r;
+      seen[r] = true;
+    }
+  }
   return success();
+}
+
+int64_t TaskOp::logicalRank(int64_t rank) {
+  auto map = getRankMap();
+  if (!map)
+    return rank;
+  return llvm::find(*map, rank) - map->begin();
 }
 
 LogicalResult LoopOp::verify() {

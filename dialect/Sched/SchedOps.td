@@ -130,16 +130,30 @@ def Sched_TaskOp : Sched_Op<"task", [HasParent<"ProgramOp">, NoTerminator,
   let description = [{
     Without `rank` the body is parametric in the rank (dimension d0 of every
     index map); with it, it runs on that rank only (hand-written schedules).
+    `rank_map` renumbers the ranks for this task: d0 and every peer are
+    positions, and position i is schedule rank rank_map[i]. One parametric
+    ring then follows a different order of the machine on every channel.
 
     ```mlir
     sched.task channel 0 { ... }
     sched.task channel 1 rank 3 { ... }
     ```
   }];
-  let arguments = (ins I64Attr:$channel, OptionalAttr<I64Attr>:$rank);
+  let arguments = (ins I64Attr:$channel, OptionalAttr<I64Attr>:$rank,
+                       OptionalAttr<DenseI64ArrayAttr>:$rank_map);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "`channel` $channel (`rank` $rank^)? attr-dict-with-keyword $body";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Schedule rank of the task's rank `logical` (d0 and peers are
+    /// logical: a ring visits rank_map[0], rank_map[1], ...).
+    int64_t scheduleRank(int64_t logical) {
+      auto map = getRankMap();
+      return map ? (*map)[logical] : logical;
+    }
+    /// The task's logical rank of schedule rank `rank`.
+    int64_t logicalRank(int64_t rank);
+  }];
 }
 
 def Sched_LoopOp : Sched_Op<"loop", [ParentOneOf<["TaskOp", "LoopOp"]>,

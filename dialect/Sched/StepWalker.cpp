@@ -50,6 +50,11 @@ int64_t mlir::sched::evaluate(AffineMap map, ArrayRef<int64_t> dims) {
   return evaluateExpr(map.getResult(0), dims);
 }
 
+int64_t mlir::sched::peerRank(Operation *step, AffineMap peer,
+                              ArrayRef<int64_t> dims) {
+  return step->getParentOfType<TaskOp>().scheduleRank(evaluate(peer, dims));
+}
+
 std::optional<ElementRange> mlir::sched::resolve(ProgramOp program,
                                                  PartAttr part,
                                                  ArrayRef<int64_t> dims) {
@@ -73,13 +78,16 @@ StepWalker::StepWalker(ProgramOp program, int64_t rank, int64_t channel) {
     if (static_cast<int64_t>(task.getChannel()) == channel &&
         (!task.getRank() || static_cast<int64_t>(*task.getRank()) == rank))
       tasks.push_back(task);
+  this->rank = rank;
   dimValues.push_back(rank);
 }
 
 bool StepWalker::enterNextTask() {
   if (nextTask == tasks.size())
     return false;
-  Block *body = &tasks[nextTask++].getBody().front();
+  TaskOp task = tasks[nextTask++];
+  dimValues[0] = task.logicalRank(rank);
+  Block *body = &task.getBody().front();
   frames.push_back({body, body->begin(), LoopOp()});
   return true;
 }

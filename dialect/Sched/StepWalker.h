@@ -17,6 +17,10 @@ namespace mlir::sched {
 /// Value of a one-result map at `dims` (mod and floordiv round to -inf).
 int64_t evaluate(AffineMap map, ArrayRef<int64_t> dims);
 
+/// The schedule rank a peer map of `step` names at `dims` (maps give
+/// positions in the step's task; its rank_map turns them into ranks).
+int64_t peerRank(Operation *step, AffineMap peer, ArrayRef<int64_t> dims);
+
 /// Elements [begin, end) of a buffer.
 struct ElementRange {
   BufferKind buffer;
@@ -51,6 +55,7 @@ private:
 
   SmallVector<TaskOp> tasks;
   size_t nextTask = 0;
+  int64_t rank;
   SmallVector<Frame> frames;
   SmallVector<int64_t> dimValues;
 };

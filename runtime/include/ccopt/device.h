@@ -60,6 +60,8 @@ static_assert(sizeof(cc_args) == 64, "cc_args layout is part of the ABI");
 #define CC_DEVICE __device__ __forceinline__
 #define CC_HOST_DEVICE __host__ __device__ __forceinline__
 #define CC_KERNEL(name) extern "C" __global__ void name(const cc_args* args)
+// Constant tables of emitted code (e.g. a task's rank order).
+#define CC_TABLE static __device__ const
 #define CC_RANK (args->rank_base + (int)blockIdx.y)
 #define CC_CHANNEL ((int)blockIdx.x)
 
@@ -118,6 +120,7 @@ CC_DEVICE cc_bf16 float_to_bf16(float x) { return __float2bfloat16_rn(x); }
 #define CC_DEVICE inline
 #define CC_HOST_DEVICE inline
 #define CC_KERNEL(name) extern "C" void name(const cc_args* args, [[maybe_unused]] int cc_bx, [[maybe_unused]] int cc_by)
+#define CC_TABLE static const
 #define CC_RANK (args->rank_base + cc_by)
 #define CC_CHANNEL (cc_bx)
 

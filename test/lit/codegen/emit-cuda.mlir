@@ -8,26 +8,27 @@
 // CHECK-NEXT: CC_KERNEL(ccopt_ring4_all_reduce_0) {
 // CHECK: typedef float T;
 // CHECK: typedef float W;
-// CHECK: const long long r = CC_RANK;
-// CHECK: cc_begin(args, r);
+// CHECK: const long long rank = CC_RANK;
+// CHECK: cc_begin(args, rank);
 // CHECK: if (ch == 0) {
+// CHECK-NEXT: const long long r = rank;
 // Loops stay loops; maps become expressions of r and the loop indices.
 // CHECK: for (long long i1 = 0; i1 < 1; ++i1) {
 // CHECK: { // send
 // CHECK: const long long to = cc_mod((r + 1LL), 4LL);
 // CHECK: const long long src_b = cc_part_begin(1000LL, 4LL, src_i);
-// CHECK: cc_copy(cc_peer_buf<W>(args, r, to, CC_BUF_SCRATCH) + dst_b, input + src_b, src_n);
-// CHECK-NEXT: cc_post_send(args, r, ch, to);
+// CHECK: cc_copy(cc_peer_buf<W>(args, rank, to, CC_BUF_SCRATCH) + dst_b, input + src_b, src_n);
+// CHECK-NEXT: cc_post_send(args, rank, ch, to);
 // CHECK: for (long long i2 = 1; i2 < 3; ++i2) {
 // CHECK: { // recv_reduce_send
-// CHECK: cc_wait_recv(args, r, ch, from);
-// CHECK-NEXT: cc_reduce<cc_op_sum>(cc_peer_buf<W>(args, r, to, CC_BUF_SCRATCH) + dst_b, (W*)nullptr, scratch + recvd_b, input + local_b, recvd_n, 1LL);
+// CHECK: cc_wait_recv(args, rank, ch, from);
+// CHECK-NEXT: cc_reduce<cc_op_sum>(cc_peer_buf<W>(args, rank, to, CC_BUF_SCRATCH) + dst_b, (W*)nullptr, scratch + recvd_b, input + local_b, recvd_n, 1LL);
 // The step that completes a part keeps it and starts the all-gather.
-// CHECK: cc_reduce<cc_op_sum>(cc_peer_buf<T>(args, r, to, CC_BUF_OUTPUT) + dst_b, output + store_b, scratch + recvd_b, input + local_b, recvd_n, 1LL);
+// CHECK: cc_reduce<cc_op_sum>(cc_peer_buf<T>(args, rank, to, CC_BUF_OUTPUT) + dst_b, output + store_b, scratch + recvd_b, input + local_b, recvd_n, 1LL);
 // CHECK: { // recv_copy_send
-// CHECK: cc_copy(cc_peer_buf<T>(args, r, to, CC_BUF_OUTPUT) + dst_b, output + recvd_b, recvd_n);
+// CHECK: cc_copy(cc_peer_buf<T>(args, rank, to, CC_BUF_OUTPUT) + dst_b, output + recvd_b, recvd_n);
 // CHECK: { // recv
-// CHECK: cc_end(args, r);
+// CHECK: cc_end(args, rank);
 ccl.program @ring4 world(4) {
   %a = ccl.buffer "a" : !ccl.buffer<1000xf32>
   %b = ccl.buffer "b" : !ccl.buffer<1000xf32>
@@ -45,7 +46,7 @@ ccl.program @avg3 world(3) {
 
 // Explicit per-rank tasks are guarded by the rank.
 // CHECK-LABEL: // hand: all_gather, direct, 2 ranks
-// CHECK: if (ch == 0 && r == 1) {
+// CHECK: if (ch == 0 && rank == 1) {
 sched.program @hand attributes {algorithm = "direct", channels = 1 : i64,
     collective = #ccl<collective all_gather>, element_type = i32,
     input_count = 1 : i64, output_count = 2 : i64, ranks = 2 : i64,
@@ -59,5 +60,30 @@ sched.program @hand attributes {algorithm = "direct", channels = 1 : i64,
     sched.copy <input, (d0) -> (0), 1> -> <output, (d0) -> (1), 2>
     sched.send <input, (d0) -> (0), 1> to affine_map<(d0) -> (0)> at <output, (d0) -> (1), 2>
     sched.recv from affine_map<(d0) -> (0)>
+  }
+}
+
+// A task with a rank order: d0 and peers are positions in it.
+// CHECK-LABEL: // ordered: all_reduce sum, ring, 4 ranks
+// CHECK: CC_TABLE int ccopt_ordered_task0_order[] = {0, 2, 3, 1};
+// CHECK-NEXT: CC_TABLE int ccopt_ordered_task0_position[] = {0, 3, 1, 2};
+// CHECK: const long long r = ccopt_ordered_task0_position[rank];
+// CHECK: const long long to = ccopt_ordered_task0_order[cc_mod((r + 1LL), 4LL)];
+sched.program @ordered attributes {algorithm = "ring", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 8 : i64, output_count = 8 : i64, ranks = 4 : i64,
+    redop = #ccl<redop sum>, scratch_count = 8 : i64} {
+  sched.task channel 0 attributes {rank_map = array<i64: 0, 2, 3, 1>} {
+    sched.loop 0 to 1 {
+      sched.send <input, (d0, d1) -> (d1 * 4 + d0 mod 4), 4> to affine_map<(d0, d1) -> ((d0 + 1) mod 4)> at <scratch, (d0, d1) -> (d1 * 4 + d0 mod 4), 4>
+      sched.loop 1 to 3 {
+        sched.recv_reduce_send from affine_map<(d0, d1, d2) -> ((d0 + 3) mod 4)> <scratch, (d0, d1, d2) -> (d1 * 4 + (d0 - d2) mod 4), 4>, <input, (d0, d1, d2) -> (d1 * 4 + (d0 - d2) mod 4), 4> to affine_map<(d0, d1, d2) -> ((d0 + 1) mod 4)> at <scratch, (d0, d1, d2) -> (d1 * 4 + (d0 - d2) mod 4), 4>
+      }
+      sched.recv_reduce_send from affine_map<(d0, d1) -> ((d0 + 3) mod 4)> <scratch, (d0, d1) -> (d1 * 4 + (d0 + 1) mod 4), 4>, <input, (d0, d1) -> (d1 * 4 + (d0 + 1) mod 4), 4> store <output, (d0, d1) -> (d1 * 4 + (d0 + 1) mod 4), 4> to affine_map<(d0, d1) -> ((d0 + 1) mod 4)> at <output, (d0, d1) -> (d1 * 4 + (d0 + 1) mod 4), 4>
+      sched.loop 1 to 3 {
+        sched.recv_copy_send from affine_map<(d0, d1, d2) -> ((d0 + 3) mod 4)> <output, (d0, d1, d2) -> (d1 * 4 + (d0 - d2 + 5) mod 4), 4> to affine_map<(d0, d1, d2) -> ((d0 + 1) mod 4)> at <output, (d0, d1, d2) -> (d1 * 4 + (d0 - d2 + 5) mod 4), 4>
+      }
+      sched.recv from affine_map<(d0, d1) -> ((d0 + 3) mod 4)>
+    }
   }
 }

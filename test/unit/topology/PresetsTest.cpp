@@ -43,7 +43,8 @@ TEST(Presets, A100RoutesThroughTheNvSwitch) {
   EXPECT_EQ(m.devices()[m.links()[route[0]].to].kind, DeviceKind::NvSwitch);
   EXPECT_DOUBLE_EQ(m.routeBandwidth(0, 5), 240);
   EXPECT_EQ(m.routeKind(0, 5), LinkKind::NvLink);
-  EXPECT_DOUBLE_EQ(m.injectionBandwidth(0), 240);
+  // The cut around a GPU: 12 NVLinks (240) and its PCIe Gen4 x16 link (24).
+  EXPECT_DOUBLE_EQ(m.injectionBandwidth(0), 240 + 24);
   EXPECT_TRUE(m.route(3, 3).empty());
 }
 
@@ -89,7 +90,7 @@ TEST(Presets, NetworkBandwidth) {
   EXPECT_DOUBLE_EQ(m.nodeNetworkBandwidth(0), 8 * 25);
   EXPECT_DOUBLE_EQ(m.nodeNetworkBandwidth(1), 8 * 25);
   EXPECT_DOUBLE_EQ(preset("a100x8").nodeNetworkBandwidth(0), 0);
-  EXPECT_DOUBLE_EQ(m.injectionBandwidth(0), 240);
+  EXPECT_DOUBLE_EQ(m.injectionBandwidth(0), 240 + 24);
 }
 
 } // namespace
