@@ -547,3 +547,51 @@ sched.program @p attributes {collective = #ccl<collective all_gather>,
     }
   }
 }
+
+// -----
+
+// expected-error @+1 {{'sched.program' op rank_map has 3 entries for 4 ranks}}
+sched.program @p attributes {collective = #ccl<collective all_gather>,
+    ranks = 4 : i64, channels = 1 : i64, element_type = f32, input_count = 8 : i64,
+    output_count = 32 : i64, scratch_count = 0 : i64, algorithm = "ring",
+    rank_map = array<i64: 0, 1, 2>} {
+}
+
+// -----
+
+// expected-error @+1 {{'sched.program' op rank_map must list distinct non-negative ranks, got 1}}
+sched.program @p attributes {collective = #ccl<collective all_gather>,
+    ranks = 2 : i64, channels = 1 : i64, element_type = f32, input_count = 8 : i64,
+    output_count = 16 : i64, scratch_count = 0 : i64, algorithm = "ring",
+    rank_map = array<i64: 1, 1>} {
+}
+
+// -----
+
+sched.program @p attributes {collective = #ccl<collective all_gather>,
+    ranks = 4 : i64, channels = 1 : i64, element_type = f32, input_count = 8 : i64,
+    output_count = 32 : i64, scratch_count = 0 : i64, algorithm = "ring"} {
+  // expected-error @+1 {{'sched.task' op rank_map has 2 entries for 4 ranks}}
+  sched.task channel 0 attributes {rank_map = array<i64: 0, 1>} {
+  }
+}
+
+// -----
+
+sched.program @p attributes {collective = #ccl<collective all_gather>,
+    ranks = 3 : i64, channels = 1 : i64, element_type = f32, input_count = 8 : i64,
+    output_count = 24 : i64, scratch_count = 0 : i64, algorithm = "ring"} {
+  // expected-error @+1 {{'sched.task' op rank_map must be a permutation of the 3 ranks, got 0}}
+  sched.task channel 0 attributes {rank_map = array<i64: 0, 2, 0>} {
+  }
+}
+
+// -----
+
+sched.program @p attributes {collective = #ccl<collective all_gather>,
+    ranks = 2 : i64, channels = 1 : i64, element_type = f32, input_count = 8 : i64,
+    output_count = 16 : i64, scratch_count = 0 : i64, algorithm = "ring"} {
+  // expected-error @+1 {{'sched.task' op takes either a rank or a rank_map, not both}}
+  sched.task channel 0 rank 1 attributes {rank_map = array<i64: 1, 0>} {
+  }
+}

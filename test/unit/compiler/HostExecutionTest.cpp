@@ -84,16 +84,19 @@ class HostExecution : public ::testing::Test {
 protected:
   void SetUp() override { ccopt::test::loadDialects(context); }
   /// Compiles all cases into one source, runs each, expects 0 wrong elements.
-  void runCases(const std::vector<Case> &cases, int64_t chunks, int64_t channels);
+  void runCases(const std::vector<Case> &cases, int64_t chunks, int64_t channels) {
+    runCases(cases, {"", "", 1, chunks, channels});
+  }
+  void runCases(const std::vector<Case> &cases, const ccopt::PipelineOptions &options);
   MLIRContext context;
 };
 
-void HostExecution::runCases(const std::vector<Case> &cases, int64_t chunks,
-                             int64_t channels) {
+void HostExecution::runCases(const std::vector<Case> &cases,
+                             const ccopt::PipelineOptions &options) {
   std::string text;
   for (const Case &c : cases)
     text += programText(c);
-  auto compiled = ccopt::test::compile(context, text, {"", "", 1, chunks, channels});
+  auto compiled = ccopt::test::compile(context, text, options);
   ASSERT_TRUE(compiled.module) << compiled.error;
   std::string error;
   auto module = ccopt::rt::HostModule::compile(compiled.cuda, error);
@@ -131,6 +134,19 @@ TEST_F(HostExecution, RingAllReduceMatchesReference) {
                            /*inPlace=*/(ranks + count) % 2 == 0});
   // Pipelined chunks and two channels, so both paths of the ring run.
   runCases(cases, /*chunks=*/2, /*channels=*/2);
+}
+
+// On a machine, every channel's ring follows its own order of the ranks
+// (sched.task rank_map): NVLink-disjoint rings on the v100x8 cube-mesh,
+// rail-aligned rings over two a100x8 nodes.
+TEST_F(HostExecution, RingsInMachineOrder) {
+  for (auto [topo, nodes, ranks] : {std::tuple{"v100x8", 1, 8}, {"a100x8", 2, 16}}) {
+    std::vector<Case> cases;
+    for (int64_t count : {1, 7, 4096, 100003})
+      for (std::string redop : {"sum", "max"})
+        cases.push_back({ranks, count, "f32", redop, count % 2 == 1});
+    runCases(cases, {topo, "", nodes, /*chunks=*/2, /*channels=*/4});
+  }
 }
 
 // Property test: random worlds, counts (primes and tiny ones included),
