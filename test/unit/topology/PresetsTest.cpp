@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 using namespace ccopt::topo;
 
 namespace {
@@ -48,6 +52,67 @@ TEST(Presets, A100RoutesThroughTheNvSwitch) {
   EXPECT_TRUE(m.route(3, 3).empty());
 }
 
+int countKind(const Machine &m, DeviceKind kind) {
+  return std::count_if(m.devices().begin(), m.devices().end(),
+                       [&](const Device &d) { return d.kind == kind; });
+}
+
+/// The devices joined to `device` by PCIe links.
+std::vector<int> pcieNeighbours(const Machine &m, int device) {
+  std::vector<int> out;
+  for (int l : m.outLinks(device))
+    if (m.links()[l].kind == LinkKind::Pcie)
+      out.push_back(m.links()[l].to);
+  return out;
+}
+
+// With two NICs per PCIe switch, each GPU shares a leaf switch
+// pcie<s>.<g> under switch pcie<s> with its own NIC only.
+TEST(Presets, EachGpuHasItsOwnNicUnderALeafSwitch) {
+  for (const char *name : {"a100x8", "h100x8", "h200x8"}) {
+    Machine m = preset(name);
+    EXPECT_EQ(countKind(m, DeviceKind::Cpu), 2) << name;
+    EXPECT_EQ(countKind(m, DeviceKind::PcieSwitch), 4 + 8) << name;
+    EXPECT_EQ(countKind(m, DeviceKind::Gpu), 8) << name;
+    EXPECT_EQ(countKind(m, DeviceKind::Nic), 8) << name;
+    EXPECT_EQ(countKind(m, DeviceKind::NvSwitch), 1) << name;
+    EXPECT_EQ(m.devices().size(), 2u + 12 + 8 + 8 + 1) << name;
+    for (int r = 0; r < m.ranks(); ++r) {
+      std::vector<int> up = pcieNeighbours(m, m.gpuDevice(r));
+      ASSERT_EQ(up.size(), 1u) << name << " rank " << r;
+      int leaf = up[0];
+      EXPECT_EQ(m.devices()[leaf].kind, DeviceKind::PcieSwitch);
+      EXPECT_EQ(m.devices()[leaf].name,
+                "pcie" + std::to_string(r / 2) + "." + std::to_string(r % 2));
+      std::vector<std::string> below;
+      for (int d : pcieNeighbours(m, leaf))
+        below.push_back(m.devices()[d].name);
+      std::sort(below.begin(), below.end());
+      EXPECT_EQ(below, (std::vector<std::string>{
+                           "gpu" + std::to_string(r), "nic" + std::to_string(r),
+                           "pcie" + std::to_string(r / 2)}))
+          << name << " rank " << r;
+    }
+  }
+  // One NIC per switch: GPUs and the NIC sit right under the switch.
+  for (const char *name : {"v100x8", "pcie4x8"}) {
+    Machine m = preset(name);
+    EXPECT_EQ(countKind(m, DeviceKind::PcieSwitch), 4) << name;
+    EXPECT_EQ(countKind(m, DeviceKind::Nic), 4) << name;
+    for (int r = 0; r < m.ranks(); ++r) {
+      std::vector<int> up = pcieNeighbours(m, m.gpuDevice(r));
+      ASSERT_EQ(up.size(), 1u) << name << " rank " << r;
+      EXPECT_EQ(m.devices()[up[0]].name, "pcie" + std::to_string(r / 2));
+    }
+  }
+}
+
+TEST(Presets, HopperInjectionBandwidth) {
+  // 18 NVLink4 links at NCCL's 20.6 and PCIe Gen5 x16 (48).
+  for (const char *name : {"h100x8", "h200x8"})
+    EXPECT_NEAR(preset(name).injectionBandwidth(0), 18 * 20.6 + 48, 1e-9) << name;
+}
+
 TEST(Presets, V100HybridCubeMesh) {
   Machine m = preset("v100x8");
   EXPECT_EQ(m.arch, Arch::Volta);
@@ -83,6 +148,23 @@ TEST(Presets, FourNodesJoinedByTheNetwork) {
   EXPECT_EQ(m.routeKind(0, 24), LinkKind::Net);
   EXPECT_EQ(m.routeKind(0, 7), LinkKind::NvLink);
   EXPECT_DOUBLE_EQ(m.routeBandwidth(0, 24), 24); // PCIe Gen4 to the NIC
+  // Through GPU 0's own NIC and rail: gpu0, pcie0.0, nic0, rail0, then
+  // node 3's nic0, pcie0.0, gpu0.
+  const auto &route = m.route(0, 24);
+  ASSERT_EQ(route.size(), 6u);
+  std::vector<std::string> path;
+  for (int l : route)
+    path.push_back(m.devices()[m.links()[l].to].name);
+  EXPECT_EQ(path, (std::vector<std::string>{"pcie0.0", "nic0", "rail0",
+                                            "n3/nic0", "n3/pcie0.0",
+                                            "n3/gpu0"}));
+  // GPU 5 (node 0) to GPU 29 (node 3, its rank 5): through nic5 and rail5.
+  std::vector<std::string> path5;
+  for (int l : m.route(5, 29))
+    path5.push_back(m.devices()[m.links()[l].to].name);
+  EXPECT_EQ(path5, (std::vector<std::string>{"pcie2.1", "nic5", "rail5",
+                                             "n3/nic5", "n3/pcie2.1",
+                                             "n3/gpu5"}));
 }
 
 TEST(Presets, NetworkBandwidth) {

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <tuple>
 
@@ -75,6 +76,20 @@ linkSet(const Machine &m) {
   return out;
 }
 
+/// Every link by what it joins rather than by name: (from kind, to kind,
+/// link kind, bandwidth, raw to 0.1 GB/s, latency), sorted. Two machines
+/// with equal shapes and equal routes differ at most in device names.
+std::vector<std::tuple<DeviceKind, DeviceKind, LinkKind, double, double, double>>
+linkShape(const Machine &m) {
+  std::vector<std::tuple<DeviceKind, DeviceKind, LinkKind, double, double, double>> out;
+  for (const Link &l : m.links())
+    out.emplace_back(m.devices()[l.from].kind, m.devices()[l.to].kind, l.kind,
+                     l.bandwidth, std::round(l.rawBandwidth * 10) / 10,
+                     l.latencyUs);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 /// Same GPUs, same routes and figures, rank by rank.
 void expectSameRoutes(const Machine &a, const Machine &b) {
   ASSERT_EQ(a.ranks(), b.ranks());
@@ -114,13 +129,15 @@ TEST(TopologyJson, ExampleMatchesTheA100Preset) {
   EXPECT_EQ(linkSet(file), linkSet(preset));
   expectSameRoutes(file, preset);
   EXPECT_DOUBLE_EQ(file.routeBandwidth(0, 5), 240);
-  EXPECT_DOUBLE_EQ(file.injectionBandwidth(0), 240);
+  // The cut around a GPU: 12 NVLinks (240) and its PCIe Gen4 x16 link (24).
+  EXPECT_DOUBLE_EQ(file.injectionBandwidth(0), 240 + 24);
 
   Machine two = replicate(file, 2);
   EXPECT_EQ(two.validate(), std::nullopt);
   EXPECT_EQ(two.ranks(), 16);
   EXPECT_DOUBLE_EQ(two.nodeNetworkBandwidth(0), 8 * 25);
   EXPECT_EQ(two.routeKind(0, 8), LinkKind::Net);
+  expectSameRoutes(two, *lookupPreset("a100x8", 2));
 }
 
 /// The header's documentation carries the example verbatim.
@@ -331,7 +348,9 @@ TEST(NcclTopologyXml, DgxA100Dump) {
   EXPECT_FALSE(m.nvls);
   EXPECT_DOUBLE_EQ(m.channelBandwidth, 25);
   EXPECT_EQ(countKind(m, DeviceKind::Cpu), 2);
-  EXPECT_EQ(countKind(m, DeviceKind::PcieSwitch), 4);
+  // Four switches, each with a leaf bridge per GPU that it shares with
+  // that GPU's NIC.
+  EXPECT_EQ(countKind(m, DeviceKind::PcieSwitch), 4 + 8);
   EXPECT_EQ(countKind(m, DeviceKind::Nic), 8);
   EXPECT_EQ(countKind(m, DeviceKind::NvSwitch), 1);
   for (const Device &d : m.devices())
@@ -356,12 +375,22 @@ TEST(NcclTopologyXml, DgxA100Dump) {
       EXPECT_DOUBLE_EQ(l.bandwidth, 16); // AMD
     }
   }
-  // The same machine as the preset, route for route.
-  expectSameRoutes(m, *lookupPreset("a100x8"));
+  // The same machine as the preset up to device names: the same devices
+  // and links by kind and figure, route for route, on one node and two.
+  Machine preset = *lookupPreset("a100x8");
+  EXPECT_EQ(m.devices().size(), preset.devices().size());
+  for (DeviceKind kind : {DeviceKind::Gpu, DeviceKind::NvSwitch,
+                          DeviceKind::PcieSwitch, DeviceKind::Cpu,
+                          DeviceKind::Nic, DeviceKind::NetSwitch})
+    EXPECT_EQ(countKind(m, kind), countKind(preset, kind)) << toString(kind).str();
+  EXPECT_EQ(linkShape(m), linkShape(preset));
+  expectSameRoutes(m, preset);
+  EXPECT_DOUBLE_EQ(m.injectionBandwidth(0), 240 + 24);
   Machine two = replicate(m, 2);
   EXPECT_EQ(two.validate(), std::nullopt);
   EXPECT_DOUBLE_EQ(two.nodeNetworkBandwidth(0), 8 * 25);
   EXPECT_EQ(two.routeKind(3, 12), LinkKind::Net);
+  expectSameRoutes(two, *lookupPreset("a100x8", 2));
 }
 
 TEST(NcclTopologyXml, V100DumpWithDirectNvLinks) {
@@ -384,7 +413,8 @@ TEST(NcclTopologyXml, V100DumpWithDirectNvLinks) {
   EXPECT_EQ(m.routeKind(0, 3), LinkKind::Smp);
   EXPECT_DOUBLE_EQ(m.routeBandwidth(0, 3), 6);
   EXPECT_EQ(m.routeKind(1, 2), LinkKind::Smp);
-  EXPECT_DOUBLE_EQ(m.injectionBandwidth(0), 60);
+  // The cut around GPU 0: three NVLinks (60) and its PCIe Gen3 x16 link (12).
+  EXPECT_DOUBLE_EQ(m.injectionBandwidth(0), 60 + 12);
   // One NVLink entry per pair (the dump lists each from both ends); the
   // links to GPUs outside the dump are skipped.
   int nvlinks = 0;
