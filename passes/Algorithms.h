@@ -43,6 +43,18 @@ mlir::sched::ProgramOp buildRingAllReduce(mlir::OpBuilder &b, mlir::Location loc
                                           int64_t chunks, int64_t channels,
                                           const RingOrders &orders = {});
 
+/// NCCL's tree over `ranks` ranks in nodes of `perNode`: a chain inside a
+/// node, a binary tree over the nodes' first ranks. parent[r] (-1: root).
+std::vector<int64_t> ncclTreeParents(int64_t ranks, int64_t perNode);
+
+/// Tree all-reduce: reduce up the tree given by `parent`, then broadcast
+/// down it, pipelined in `chunks` pieces over `channels` channels.
+mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc,
+                                          llvm::StringRef name,
+                                          const AllReduceShape &shape,
+                                          llvm::ArrayRef<int64_t> parent,
+                                          int64_t chunks, int64_t channels);
+
 } // namespace ccopt
 
 #endif

@@ -45,20 +45,36 @@ ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
   RingOrders orders =
       toScheduleRanks(ringOrders(machine, ranks, channels), ranks);
   std::optional<BaselineResult> best;
-  for (Protocol protocol : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
-    int64_t perPart = bytes / std::max<int64_t>(1, shape.ranks * channels);
-    int64_t chunks = std::max<int64_t>(1, (perPart + pieceBytes(protocol) - 1) /
-                                              pieceBytes(protocol));
-    auto program = buildRingAllReduce(b, b.getUnknownLoc(), "nccl_ring", ring,
-                                      chunks, channels, orders);
-    auto result = simulate(program, machine, {protocol, AlgorithmFamily::Ring});
-    int64_t builtChannels = program.getChannels(), builtChunks = program.getChunks();
+  auto consider = [&](sched::ProgramOp program, Protocol protocol,
+                      AlgorithmFamily family) -> llvm::Error {
+    auto result = simulate(program, machine, {protocol, family});
+    BaselineResult candidate{program.getAlgorithm().str(), protocol,
+                             static_cast<int64_t>(program.getChannels()),
+                             static_cast<int64_t>(program.getChunks()), 0};
     program->erase();
     if (!result)
       return result.takeError();
-    if (!best || result->timeUs < best->timeUs)
-      best = BaselineResult{"ring", protocol, builtChannels, builtChunks,
-                            result->timeUs};
+    candidate.timeUs = result->timeUs;
+    if (!best || candidate.timeUs < best->timeUs)
+      best = candidate;
+    return llvm::Error::success();
+  };
+  std::vector<int64_t> parents = ncclTreeParents(shape.ranks, machine.gpusPerNode);
+  for (Protocol protocol : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+    int64_t piece = pieceBytes(protocol);
+    int64_t perPart = bytes / std::max<int64_t>(1, shape.ranks * channels);
+    int64_t ringChunks = std::max<int64_t>(1, (perPart + piece - 1) / piece);
+    if (auto error = consider(buildRingAllReduce(b, b.getUnknownLoc(), "nccl_ring",
+                                                 ring, ringChunks, channels, orders),
+                              protocol, AlgorithmFamily::Ring))
+      return std::move(error);
+    // The tree moves the whole buffer through every level, in pieces.
+    int64_t treeChunks =
+        std::max<int64_t>(1, (bytes / channels + piece - 1) / piece);
+    if (auto error = consider(buildTreeAllReduce(b, b.getUnknownLoc(), "nccl_tree",
+                                                 ring, parents, treeChunks, channels),
+                              protocol, AlgorithmFamily::Tree))
+      return std::move(error);
   }
   return *best;
 }

@@ -11,6 +11,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <deque>
+#include <map>
 #include <queue>
 
 using namespace ccopt::topo;
@@ -35,10 +36,12 @@ struct Flow {
   double latencyUs;
   uint64_t version = 0; // bumps when the predicted finish changes
   bool active = false;
+  llvm::StringRef step; // the step's op name, for the trace
 };
 
 struct Thread {
   int64_t rank, channel;
+  int64_t replicas; // real channels this one stands for
   StepWalker walker;
   Operation *op = nullptr; // the step in progress
   SmallVector<int64_t> dims;
@@ -53,18 +56,18 @@ public:
       : program(program), machine(machine), options(options),
         n(program.getRanks()), channels(program.getChannels()),
         load(machine.links().size(), 0), onLink(machine.links().size()) {
-    if (options.foldSymmetricChannels && channels > 1 &&
-        hasSymmetricChannels(program)) {
-      replicas = channels;
-      channels = 1;
-    }
+    if (options.foldSymmetricChannels && !options.trace)
+      classes = channelClasses(program);
+    else
+      for (int64_t ch = 0; ch < channels; ++ch)
+        classes.push_back({ch, 1});
   }
 
   llvm::Expected<SimResult> run();
 
 private:
   void advance(Thread &t);
-  void startFlow(Thread &t, int64_t to, int64_t bytes);
+  void startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step);
   void finishFlow(int id);
   /// Re-rates every flow sharing a link with `route` (loads changed there).
   void rerate(const std::vector<int> &route);
@@ -85,8 +88,9 @@ private:
   ProgramOp program;
   const Machine &machine;
   SimOptions options;
-  int64_t n, channels; // simulated channels
-  int64_t replicas = 1;  // real channels each simulated one stands for
+  int64_t n, channels;
+  /// Simulated channels and how many real channels each stands for.
+  std::vector<std::pair<int64_t, int64_t>> classes;
   double now = 0;
   uint64_t seq = 0;
   std::vector<Thread> threads;
@@ -122,15 +126,14 @@ static std::optional<AffineMap> receivesFrom(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
-void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes) {
+void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step) {
   int src = program.worldRank(t.rank), dst = program.worldRank(to);
   const std::vector<int> &route = machine.route(src, dst);
   double latency = hopLatencyUs(options.family, options.protocol,
                                 machine.routeKind(src, dst));
   double cap = machine.channelBandwidth * bandwidthEfficiency(options.protocol);
   if (options.protocol == Protocol::LL)
-    cap = std::min(cap, llMaxBandwidth(machine.arch, machine.nodes) /
-                            (channels * replicas));
+    cap = std::min(cap, llMaxBandwidth(machine.arch, machine.nodes) / channels);
   int id;
   if (freeFlows.empty()) {
     id = flows.size();
@@ -143,14 +146,14 @@ void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes) {
   uint64_t version = f.version + 1;
   f = Flow{static_cast<int>(&t - threads.data()), to, static_cast<double>(bytes),
            static_cast<double>(bytes), cap * kBytesPerUsPerGBps, 0, now, now,
-           &route, latency, version, true};
+           &route, latency, version, true, step};
   for (int l : route) {
     f.latencyUs += machine.links()[l].latencyUs;
-    load[l] += replicas;
+    load[l] += t.replicas;
     onLink[l].push_back(id);
   }
   ++activeFlows;
-  result.wireBytes += bytes * replicas;
+  result.wireBytes += bytes * t.replicas;
   rerate(route);
   if (route.empty()) // cannot happen for a verified schedule on a valid machine
     f.rate = f.cap;
@@ -184,7 +187,7 @@ void Simulation::finishFlow(int id) {
     waiting.erase(it);
   }
   if (options.trace) {
-    record(trackOf(sender), "send", f.start, now, f.bytes);
+    record(trackOf(sender), f.step, f.start, now, f.bytes);
     for (int l : *f.route) {
       const Link &link = machine.links()[l];
       record("link " + machine.devices()[link.from].name + " -> " +
@@ -196,7 +199,7 @@ void Simulation::finishFlow(int id) {
     }
   }
   for (int l : *f.route) {
-    load[l] -= replicas;
+    load[l] -= sender.replicas;
     llvm::erase(onLink[l], id);
   }
   f.active = false;
@@ -238,14 +241,15 @@ void Simulation::advance(Thread &t) {
       q.pop_front();
       t.received = true;
     }
-    ++result.steps;
+    result.steps += t.replicas;
     auto local = [&](int64_t bytes) {
       double end = now + bytes / (machine.channelBandwidth * kBytesPerUsPerGBps);
       record(trackOf(t), op->getName().stripDialect(), t.stepStart, end, bytes);
       wake(self, end);
     };
     auto send = [&](AffineMap to, PartAttr dst) {
-      startFlow(t, peerRank(op, to, t.dims), bytesOf(dst, t.dims));
+      startFlow(t, peerRank(op, to, t.dims), bytesOf(dst, t.dims),
+                op->getName().stripDialect());
     };
     bool blocked = TypeSwitch<Operation *, bool>(op)
                        .Case([&](CopyOp c) {
@@ -294,10 +298,10 @@ llvm::Expected<SimResult> Simulation::run() {
         "the schedule has %lld ranks, but the machine has %d GPUs",
         (long long)n, machine.ranks());
   now = baseLatencyUs(options.family, options.protocol);
-  threads.reserve(n * channels);
+  threads.reserve(n * classes.size());
   for (int64_t r = 0; r < n; ++r)
-    for (int64_t ch = 0; ch < channels; ++ch)
-      threads.push_back(Thread{r, ch, StepWalker(program, r, ch)});
+    for (auto [ch, replicas] : classes)
+      threads.push_back(Thread{r, ch, replicas, StepWalker(program, r, ch)});
   for (int i = 0, e = threads.size(); i < e; ++i)
     wake(i, now);
 
@@ -349,21 +353,42 @@ void appendShape(Block &block, std::string &shape) {
 
 } // namespace
 
-bool ccopt::topo::hasSymmetricChannels(ProgramOp program) {
-  std::optional<std::string> first;
-  int64_t tasks = 0;
+std::vector<std::pair<int64_t, int64_t>>
+ccopt::topo::channelClasses(ProgramOp program) {
+  int64_t channels = program.getChannels();
+  std::vector<std::pair<int64_t, int64_t>> alone;
+  for (int64_t ch = 0; ch < channels; ++ch)
+    alone.push_back({ch, 1});
+  // Channels fold when each runs one parametric task; they are alike when
+  // their tasks have the same shape and rank order.
+  std::vector<std::string> keys(channels);
+  std::vector<int> tasks(channels, 0);
   for (auto task : program.getBody().front().getOps<TaskOp>()) {
-    // Channels on different rank orders use different links.
-    if (task.getRank() || task.getRankMap())
-      return false;
-    std::string shape;
-    appendShape(task.getBody().front(), shape);
-    if (first && shape != *first)
-      return false;
-    first = shape;
-    ++tasks;
+    int64_t ch = task.getChannel();
+    if (task.getRank() || ++tasks[ch] > 1)
+      return alone;
+    std::string &key = keys[ch];
+    appendShape(task.getBody().front(), key);
+    if (auto map = task.getRankMap())
+      for (int64_t r : *map)
+        key += " " + std::to_string(r);
   }
-  return tasks == static_cast<int64_t>(program.getChannels());
+  std::map<std::string, std::pair<int64_t, int64_t>> byKey;
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    if (tasks[ch] == 0)
+      return alone;
+    auto [it, inserted] = byKey.try_emplace(keys[ch], ch, 0);
+    ++it->second.second;
+  }
+  std::vector<std::pair<int64_t, int64_t>> classes;
+  for (auto &[key, cls] : byKey)
+    classes.push_back(cls);
+  llvm::sort(classes);
+  return classes;
+}
+
+bool ccopt::topo::hasSymmetricChannels(ProgramOp program) {
+  return channelClasses(program).size() == 1;
 }
 
 llvm::Expected<SimResult> ccopt::topo::simulate(ProgramOp program,

@@ -29,9 +29,10 @@ struct SimOptions {
   AlgorithmFamily family = AlgorithmFamily::Ring;
   /// Record a trace (a track per rank/channel and per link).
   bool trace = false;
-  /// When every channel runs the same steps on its own slice of the data,
-  /// simulate one and count its flows once per channel on every link: the
-  /// same shares under the equal-share model, channels times cheaper.
+  /// Channels that run the same steps on their own slices of the data are
+  /// simulated once and their flows counted once per channel on every link:
+  /// the same shares under the equal-share model, much cheaper. (Off when
+  /// tracing, so that every channel has its track.)
   bool foldSymmetricChannels = true;
 };
 
@@ -49,8 +50,13 @@ struct SimResult {
   std::vector<TraceEvent> events;
 };
 
-/// Whether every channel of `program` runs one parametric task of the same
-/// shape (same steps, loops and peers; only the parts differ).
+/// Channels that run alike (one parametric task each, same steps, loops,
+/// peers and rank order; only their parts differ), as (representative
+/// channel, how many); every channel alone when they cannot fold.
+std::vector<std::pair<int64_t, int64_t>>
+channelClasses(mlir::sched::ProgramOp program);
+
+/// Whether all channels of `program` run alike (one class).
 bool hasSymmetricChannels(mlir::sched::ProgramOp program);
 
 /// Simulates `program` on `machine`. Schedule rank i runs on machine rank

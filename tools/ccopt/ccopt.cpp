@@ -117,7 +117,8 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
                             DialectRegistry &registry) {
   MLIRContext context(registry);
   context.allowUnregisteredDialects(false);
-  context.printOpOnDiagnostic(!verifyDiagnostics);
+  // One-line diagnostics, located in the input; no dump of the op.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
 

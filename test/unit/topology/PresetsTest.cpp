@@ -148,21 +148,21 @@ TEST(Presets, FourNodesJoinedByTheNetwork) {
   EXPECT_EQ(m.routeKind(0, 24), LinkKind::Net);
   EXPECT_EQ(m.routeKind(0, 7), LinkKind::NvLink);
   EXPECT_DOUBLE_EQ(m.routeBandwidth(0, 24), 24); // PCIe Gen4 to the NIC
-  // Through GPU 0's own NIC and rail: gpu0, pcie0.0, nic0, rail0, then
-  // node 3's nic0, pcie0.0, gpu0.
+  // Through GPU 0's own NIC and rail: n0/gpu0, n0/pcie0.0, n0/nic0, rail0,
+  // then node 3's nic0, pcie0.0, gpu0.
   const auto &route = m.route(0, 24);
   ASSERT_EQ(route.size(), 6u);
   std::vector<std::string> path;
   for (int l : route)
     path.push_back(m.devices()[m.links()[l].to].name);
-  EXPECT_EQ(path, (std::vector<std::string>{"pcie0.0", "nic0", "rail0",
+  EXPECT_EQ(path, (std::vector<std::string>{"n0/pcie0.0", "n0/nic0", "rail0",
                                             "n3/nic0", "n3/pcie0.0",
                                             "n3/gpu0"}));
   // GPU 5 (node 0) to GPU 29 (node 3, its rank 5): through nic5 and rail5.
   std::vector<std::string> path5;
   for (int l : m.route(5, 29))
     path5.push_back(m.devices()[m.links()[l].to].name);
-  EXPECT_EQ(path5, (std::vector<std::string>{"pcie2.1", "nic5", "rail5",
+  EXPECT_EQ(path5, (std::vector<std::string>{"n0/pcie2.1", "n0/nic5", "rail5",
                                              "n3/nic5", "n3/pcie2.1",
                                              "n3/gpu5"}));
 }

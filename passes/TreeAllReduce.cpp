@@ -1,0 +1,108 @@
+//===- TreeAllReduce.cpp - tree all-reduce schedules ----------------------===//
+//
+// Reduce up a tree, then broadcast down it, each pipelined in chunks: NCCL's
+// tree (a chain inside a node, a binary tree over the nodes). Trees are
+// irregular, so every rank gets its own task: the IR grows with the world.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Algorithms.h"
+
+using namespace mlir;
+using namespace mlir::sched;
+
+std::vector<int64_t> ccopt::ncclTreeParents(int64_t ranks, int64_t perNode) {
+  std::vector<int64_t> parent(ranks, -1);
+  for (int64_t r = 0; r < ranks; ++r) {
+    int64_t node = r / perNode, local = r % perNode;
+    if (local > 0)
+      parent[r] = r - 1; // the chain inside a node
+    else if (node > 0)
+      parent[r] = (node - 1) / 2 * perNode; // binary tree over node leaders
+  }
+  return parent;
+}
+
+ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
+                                    const AllReduceShape &shape,
+                                    ArrayRef<int64_t> parent, int64_t chunks,
+                                    int64_t channels) {
+  int64_t n = shape.ranks, count = shape.count;
+  int64_t blocks = std::max<int64_t>(1, count);
+  int64_t numChannels = std::min<int64_t>(channels, blocks);
+  int64_t numChunks = std::max<int64_t>(1, std::min<int64_t>(chunks, blocks / numChannels));
+  int64_t parts = numChannels * numChunks;
+  std::vector<std::vector<int64_t>> children(n);
+  for (int64_t r = 0; r < n; ++r)
+    if (parent[r] >= 0)
+      children[parent[r]].push_back(r);
+  int64_t maxChildren = 1;
+  for (auto &c : children)
+    maxChildren = std::max<int64_t>(maxChildren, c.size());
+
+  MLIRContext *ctx = b.getContext();
+  auto program = ProgramOp::create(
+      b, loc, name, ccl::CollectiveKind::AllReduce,
+      ccl::ReductionKindAttr::get(ctx, shape.redop), n, numChannels,
+      shape.elementType, /*wire=*/TypeAttr(), count, count,
+      /*scratch_count=*/n > 1 ? count * maxChildren : 0, /*root=*/IntegerAttr(),
+      shape.inPlace, "tree", numChunks,
+      shape.rankMap.empty() ? DenseI64ArrayAttr()
+                            : b.getDenseI64ArrayAttr(shape.rankMap));
+  program.getBody().emplaceBlock();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&program.getBody().front());
+
+  // Maps take (r, c): c is the pipelined chunk.
+  AffineExpr c = getAffineDimExpr(1, ctx);
+  auto rank = [&](int64_t r) {
+    return AffineMapAttr::get(AffineMap::get(2, 0, getAffineConstantExpr(r, ctx)));
+  };
+  bool avg = shape.redop == ccl::ReductionKind::Avg;
+  for (int64_t channel = 0; channel < numChannels; ++channel) {
+    AffineExpr piece = c + channel * numChunks;
+    auto part = [&](BufferKind kind) {
+      return PartAttr::get(ctx, kind, AffineMap::get(2, 0, piece), parts);
+    };
+    // Child slot s of the scratch buffer: maxChildren x parts parts.
+    auto slot = [&](int64_t s) {
+      return PartAttr::get(ctx, BufferKind::Scratch,
+                           AffineMap::get(2, 0, piece + s * parts),
+                           parts * maxChildren);
+    };
+    for (int64_t r = 0; r < n; ++r) {
+      auto task = TaskOp::create(b, loc, channel, b.getI64IntegerAttr(r),
+                                 DenseI64ArrayAttr());
+      task.getBody().emplaceBlock();
+      OpBuilder::InsertionGuard taskGuard(b);
+      b.setInsertionPointToStart(&task.getBody().front());
+      auto loop = LoopOp::create(b, loc, 0, numChunks);
+      loop.getBody().emplaceBlock();
+      b.setInsertionPointToStart(&loop.getBody().front());
+      const std::vector<int64_t> &kids = children[r];
+      bool root = parent[r] < 0;
+      int64_t mySlot =
+          root ? 0 : llvm::find(children[parent[r]], r) - children[parent[r]].begin();
+      // Reduce: the partial sum of the subtree, up to the parent.
+      PartAttr partial = part(BufferKind::Input);
+      for (auto [i, kid] : llvm::enumerate(kids)) {
+        RecvOp::create(b, loc, rank(kid));
+        bool last = i + 1 == kids.size();
+        ReduceOp::create(b, loc, slot(i), partial, part(BufferKind::Output),
+                         root && last && avg ? b.getUnitAttr() : UnitAttr());
+        partial = part(BufferKind::Output);
+      }
+      if (root && kids.empty() && !shape.inPlace)
+        CopyOp::create(b, loc, part(BufferKind::Input), part(BufferKind::Output));
+      if (!root)
+        SendOp::create(b, loc, partial, rank(parent[r]), slot(mySlot));
+      // Broadcast: the result, down to the children.
+      if (!root)
+        RecvOp::create(b, loc, rank(parent[r]));
+      for (int64_t kid : kids)
+        SendOp::create(b, loc, part(BufferKind::Output), rank(kid),
+                       part(BufferKind::Output));
+    }
+  }
+  return program;
+}
