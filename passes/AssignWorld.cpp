@@ -1,7 +1,6 @@
 //===- AssignWorld.cpp - ccl-assign-world ---------------------------------===//
 
 #include "passes/Passes.h"
-#include "topology/TopologyFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -19,14 +18,10 @@ struct AssignWorld : ccopt::impl::CclAssignWorldBase<AssignWorld> {
 
   void runOnOperation() override {
     std::optional<ccopt::topo::Machine> machine;
-    if (!topo.empty() || !topoFile.empty()) {
-      auto loaded = ccopt::topo::loadMachine(topo, topoFile, nodes);
-      if (!loaded) {
-        getOperation().emitError(llvm::toString(loaded.takeError()));
-        return signalPassFailure();
-      }
-      machine = std::move(*loaded);
-    }
+    auto loaded = ccopt::machineFromOptions(getOperation(), topo, topoFile, nodes);
+    if (failed(loaded))
+      return signalPassFailure();
+    machine = std::move(*loaded);
     getOperation().walk([&](ccl::ProgramOp program) {
       if (auto world = program.getWorld()) {
         if (machine && static_cast<int64_t>(*world) > machine->ranks()) {

@@ -9,7 +9,6 @@
 #include "passes/Algorithms.h"
 #include "passes/NcclBaseline.h"
 #include "topology/Rings.h"
-#include "topology/TopologyFile.h"
 
 #include "llvm/ADT/Sequence.h"
 
@@ -34,14 +33,10 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
       getOperation().emitError("chunks and channels must not be negative");
       return signalPassFailure();
     }
-    if (!topo.empty() || !topoFile.empty()) {
-      auto loaded = ccopt::topo::loadMachine(topo, topoFile, nodes);
-      if (!loaded) {
-        getOperation().emitError(llvm::toString(loaded.takeError()));
-        return signalPassFailure();
-      }
-      machine = std::move(*loaded);
-    }
+    auto loaded = ccopt::machineFromOptions(getOperation(), topo, topoFile, nodes);
+    if (failed(loaded))
+      return signalPassFailure();
+    machine = std::move(*loaded);
     getOperation().walk([&](ccl::ProgramOp program) {
       int index = 0;
       for (Operation &op : llvm::make_early_inc_range(program.getBody().front())) {

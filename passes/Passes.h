@@ -5,6 +5,7 @@
 
 #include "dialect/Ccl/CclDialect.h"
 #include "dialect/Sched/SchedDialect.h"
+#include "topology/Machine.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
@@ -27,6 +28,12 @@ struct PipelineOptions {
   bool lower = true;
 };
 void buildDefaultPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+
+/// The machine pass options name (none when both are empty); on a bad name
+/// or file, an error on `anchor` and failure.
+mlir::FailureOr<std::optional<topo::Machine>>
+machineFromOptions(mlir::Operation *anchor, llvm::StringRef topo,
+                   llvm::StringRef topoFile, int nodes);
 
 } // namespace ccopt
 

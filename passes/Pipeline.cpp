@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - the default ccopt pipeline --------------------------===//
 
 #include "passes/Passes.h"
+#include "topology/TopologyFile.h"
 
 #include "mlir/Pass/PassManager.h"
 
@@ -13,4 +14,17 @@ void ccopt::buildDefaultPipeline(mlir::OpPassManager &pm,
       {options.chunks, options.channels, options.topo, options.topoFile,
        options.nodes}));
   pm.addPass(createSchedVerify());
+}
+
+mlir::FailureOr<std::optional<ccopt::topo::Machine>>
+ccopt::machineFromOptions(mlir::Operation *anchor, llvm::StringRef topo,
+                          llvm::StringRef topoFile, int nodes) {
+  if (topo.empty() && topoFile.empty())
+    return std::optional<topo::Machine>();
+  auto loaded = topo::loadMachine(topo, topoFile, nodes);
+  if (!loaded) {
+    anchor->emitError(llvm::toString(loaded.takeError()));
+    return mlir::failure();
+  }
+  return std::optional<topo::Machine>(std::move(*loaded));
 }

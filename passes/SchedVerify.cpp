@@ -492,15 +492,6 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
       });
 }
 
-/// The peer a receiving step waits for, if `op` receives.
-static std::optional<AffineMap> receivesFrom(Operation *op) {
-  return TypeSwitch<Operation *, std::optional<AffineMap>>(op)
-      .Case([](RecvOp o) { return o.getPeer(); })
-      .Case([](RecvReduceSendOp o) { return o.getFrom(); })
-      .Case([](RecvCopySendOp o) { return o.getFrom(); })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
 void SymbolicExecution::runThread(Thread &t) {
   int32_t self = &t - threads.data();
   while (!hasFailed) {

@@ -117,15 +117,6 @@ int64_t Simulation::bytesOf(PartAttr part, ArrayRef<int64_t> dims) {
   return range->size() * elementBytes(type);
 }
 
-/// The peer a receiving step waits for, if `op` receives.
-static std::optional<AffineMap> receivesFrom(Operation *op) {
-  return TypeSwitch<Operation *, std::optional<AffineMap>>(op)
-      .Case([](RecvOp o) { return o.getPeer(); })
-      .Case([](RecvReduceSendOp o) { return o.getFrom(); })
-      .Case([](RecvCopySendOp o) { return o.getFrom(); })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
 void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step) {
   int src = program.worldRank(t.rank), dst = program.worldRank(to);
   const std::vector<int> &route = machine.route(src, dst);

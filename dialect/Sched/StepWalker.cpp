@@ -3,6 +3,7 @@
 #include "dialect/Sched/StepWalker.h"
 
 #include "mlir/IR/AffineExprVisitor.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::sched;
@@ -48,6 +49,14 @@ int64_t evaluateExpr(AffineExpr expr, ArrayRef<int64_t> dims) {
 
 int64_t mlir::sched::evaluate(AffineMap map, ArrayRef<int64_t> dims) {
   return evaluateExpr(map.getResult(0), dims);
+}
+
+std::optional<AffineMap> mlir::sched::receivesFrom(Operation *step) {
+  return TypeSwitch<Operation *, std::optional<AffineMap>>(step)
+      .Case([](RecvOp o) { return o.getPeer(); })
+      .Case([](RecvReduceSendOp o) { return o.getFrom(); })
+      .Case([](RecvCopySendOp o) { return o.getFrom(); })
+      .Default([](Operation *) { return std::nullopt; });
 }
 
 int64_t mlir::sched::peerRank(Operation *step, AffineMap peer,

@@ -17,6 +17,10 @@ namespace mlir::sched {
 /// Value of a one-result map at `dims` (mod and floordiv round to -inf).
 int64_t evaluate(AffineMap map, ArrayRef<int64_t> dims);
 
+/// The peer map of a step that receives (recv, recv_reduce_send,
+/// recv_copy_send), or std::nullopt.
+std::optional<AffineMap> receivesFrom(Operation *step);
+
 /// The schedule rank a peer map of `step` names at `dims` (maps give
 /// positions in the step's task; its rank_map turns them into ranks).
 int64_t peerRank(Operation *step, AffineMap peer, ArrayRef<int64_t> dims);
