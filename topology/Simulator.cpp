@@ -48,6 +48,10 @@ struct Thread {
   bool received = false; // its message is consumed
   bool done = false;
   double stepStart = 0;
+  // The route to the last peer sent to (schedules send to few peers).
+  int64_t routePeer = -1;
+  const std::vector<int> *route = nullptr;
+  double routeLatencyUs = 0;
 };
 
 class Simulation {
@@ -118,10 +122,17 @@ int64_t Simulation::bytesOf(PartAttr part, ArrayRef<int64_t> dims) {
 }
 
 void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step) {
-  int src = program.worldRank(t.rank), dst = program.worldRank(to);
-  const std::vector<int> &route = machine.route(src, dst);
-  double latency = hopLatencyUs(options.family, options.protocol,
-                                machine.routeKind(src, dst));
+  if (t.routePeer != to) {
+    int src = program.worldRank(t.rank), dst = program.worldRank(to);
+    t.routePeer = to;
+    t.route = &machine.route(src, dst);
+    t.routeLatencyUs = hopLatencyUs(options.family, options.protocol,
+                                    machine.routeKind(src, dst));
+    for (int l : *t.route)
+      t.routeLatencyUs += machine.links()[l].latencyUs;
+  }
+  const std::vector<int> &route = *t.route;
+  double latency = t.routeLatencyUs;
   double cap = machine.channelBandwidth * bandwidthEfficiency(options.protocol);
   if (options.protocol == Protocol::LL)
     cap = std::min(cap, llMaxBandwidth(machine.arch, machine.nodes) / channels);
@@ -139,7 +150,6 @@ void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step)
            static_cast<double>(bytes), cap * kBytesPerUsPerGBps, 0, now, now,
            &route, latency, version, true, step};
   for (int l : route) {
-    f.latencyUs += machine.links()[l].latencyUs;
     load[l] += t.replicas;
     onLink[l].push_back(id);
   }
