@@ -100,7 +100,6 @@ private:
   std::vector<Thread> threads;
   std::vector<Flow> flows;         // slots; finished ones are reused
   std::vector<int> freeFlows;
-  int activeFlows = 0;
   std::vector<int> load;           // flows per link (counting replicas)
   std::vector<std::vector<int>> onLink; // active flow ids per link
   using Finish = std::tuple<double, uint64_t, int>; // time, version, flow
@@ -153,11 +152,12 @@ void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step)
     load[l] += t.replicas;
     onLink[l].push_back(id);
   }
-  ++activeFlows;
   result.wireBytes += bytes * t.replicas;
   rerate(route);
-  if (route.empty()) // cannot happen for a verified schedule on a valid machine
+  if (route.empty()) { // no link to share: only the channel's own cap
     f.rate = f.cap;
+    finishes.push({now + f.remaining / f.rate, ++f.version, id});
+  }
 }
 
 void Simulation::rerate(const std::vector<int> &route) {
@@ -206,7 +206,6 @@ void Simulation::finishFlow(int id) {
   f.active = false;
   ++f.version;
   freeFlows.push_back(id);
-  --activeFlows;
   wake(f.thread, now);
   rerate(*f.route);
 }
