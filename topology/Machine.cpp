@@ -75,7 +75,9 @@ const std::vector<int> &Machine::route(int src, int dst) const {
   while (!queue.empty()) {
     auto [c, device] = queue.top();
     queue.pop();
-    if (c > cost[device] || device == to)
+    if (device == to)
+      break;
+    if (c > cost[device])
       continue;
     if (device != from && deviceList[device].kind == DeviceKind::Gpu)
       continue;
