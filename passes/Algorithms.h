@@ -43,6 +43,21 @@ mlir::sched::ProgramOp buildRingAllReduce(mlir::OpBuilder &b, mlir::Location loc
                                           int64_t chunks, int64_t channels,
                                           const RingOrders &orders = {});
 
+/// Ring reduce-scatter and all-gather: n-1 steps around the ring, pipelined
+/// like the all-reduce. `shape.count` is the block each rank ends with
+/// (reduce-scatter) or brings (all-gather); the other buffer holds n blocks.
+mlir::sched::ProgramOp buildRingReduceScatter(mlir::OpBuilder &b,
+                                              mlir::Location loc,
+                                              llvm::StringRef name,
+                                              const AllReduceShape &shape,
+                                              int64_t chunks, int64_t channels,
+                                              const RingOrders &orders = {});
+mlir::sched::ProgramOp buildRingAllGather(mlir::OpBuilder &b, mlir::Location loc,
+                                          llvm::StringRef name,
+                                          const AllReduceShape &shape,
+                                          int64_t chunks, int64_t channels,
+                                          const RingOrders &orders = {});
+
 /// NCCL's tree over `ranks` ranks in nodes of `perNode`: a chain inside a
 /// node, a binary tree over the nodes' first ranks. parent[r] (-1: root).
 std::vector<int64_t> ncclTreeParents(int64_t ranks, int64_t perNode);

@@ -27,6 +27,7 @@ namespace {
 struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
   using Base::Base;
   std::optional<ccopt::topo::Machine> machine;
+  Operation *insertAfter = nullptr;
 
   void runOnOperation() override {
     if (chunks < 0 || channels < 0) {
@@ -39,6 +40,7 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     machine = std::move(*loaded);
     getOperation().walk([&](ccl::ProgramOp program) {
       int index = 0;
+      insertAfter = program; // schedules follow their program, in order
       for (Operation &op : llvm::make_early_inc_range(program.getBody().front())) {
         if (isa<ccl::GroupOp, ccl::BufferOp>(op))
           continue;
@@ -46,29 +48,41 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
           ++index;
           continue;
         }
-        auto allReduce = dyn_cast<ccl::AllReduceOp>(op);
-        if (!allReduce) {
-          op.emitError("lowering ") << op.getName()
-                                    << " is not supported yet (only ccl.all_reduce)";
+        if (!isa<ccl::AllReduceOp, ccl::ReduceScatterOp, ccl::AllGatherOp>(op)) {
+          op.emitError("lowering ")
+              << op.getName()
+              << " is not supported yet (all_reduce, reduce_scatter and "
+                 "all_gather are)";
           return signalPassFailure();
         }
-        lowerAllReduce(program, allReduce, index++);
+        lower(program, &op, index++);
       }
     });
   }
 
-  void lowerAllReduce(ccl::ProgramOp program, ccl::AllReduceOp op, int index) {
-    auto n = ccl::participantCount(op, op.getGroupAttr());
+  /// Lowers a ring collective: input -> output among the participants.
+  void lower(ccl::ProgramOp program, Operation *op, int index) {
+    auto group = op->getAttrOfType<FlatSymbolRefAttr>("group");
+    auto n = ccl::participantCount(op, group);
     if (!n) {
-      op.emitError("the number of ranks is unknown: run ccl-assign-world first");
+      op->emitError("the number of ranks is unknown: run ccl-assign-world first");
       return signalPassFailure();
     }
-    auto type = cast<ccl::BufferType>(op.getInput().getType());
-    ccopt::AllReduceShape shape{*n, type.getCount(), type.getElementType(),
-                                op.getOp(), op.getInput() == op.getOutput(), {}};
+    auto input = cast<ccl::BufferType>(op->getOperand(0).getType());
+    auto output = cast<ccl::BufferType>(op->getOperand(1).getType());
+    // The ring moves n blocks of the larger buffer's n-th.
+    auto whole = input.getCount() >= output.getCount() ? input : output;
+    ccl::ReductionKind redop = ccl::ReductionKind::Sum;
+    if (auto kind = op->getAttrOfType<ccl::ReductionKindAttr>("op"))
+      redop = kind.getValue();
+    bool allReduce = isa<ccl::AllReduceOp>(op);
+    ccopt::AllReduceShape shape{*n,
+                                allReduce ? whole.getCount() : whole.getCount() / *n,
+                                whole.getElementType(), redop,
+                                op->getOperand(0) == op->getOperand(1), {}};
     // World ranks of the participants; schedule rank i runs on ranks[i].
     std::vector<int> ranks;
-    if (FlatSymbolRefAttr group = op.getGroupAttr())
+    if (group)
       llvm::append_range(ranks, cast<ccl::GroupOp>(
                                     SymbolTable::lookupSymbolIn(program, group))
                                     .getRanks());
@@ -77,13 +91,10 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
         ranks.push_back(r);
     if (!llvm::equal(ranks, llvm::seq<int>(0, *n)))
       llvm::append_range(shape.rankMap, ranks);
-    OpBuilder b(program->getContext());
-    b.setInsertionPointAfter(program);
-    std::string name = (program.getSymName() + "_all_reduce_" + Twine(index)).str();
     // Automatic: NCCL's channel count on the machine, but no channel with
     // less than 64 KiB per ring part (more would only add steps); pieces of
     // ~512 KiB (NCCL's Simple step) so that the ring pipelines.
-    int64_t ringPartBytes = type.getSizeInBytes() / *n;
+    int64_t ringPartBytes = whole.getSizeInBytes() / *n;
     int64_t numChannels =
         channels ? channels
                  : std::clamp<int64_t>(ringPartBytes / (64 << 10), 1,
@@ -95,8 +106,15 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     if (machine)
       orders = ccopt::toScheduleRanks(
           ccopt::topo::ringOrders(*machine, ranks, numChannels), ranks);
-    ccopt::buildRingAllReduce(b, op.getLoc(), name, shape, numChunks,
-                              numChannels, orders);
+    OpBuilder b(program->getContext());
+    b.setInsertionPointAfter(insertAfter);
+    std::string name = (program.getSymName() + "_" +
+                        op->getName().stripDialect() + "_" + Twine(index))
+                           .str();
+    auto build = allReduce ? ccopt::buildRingAllReduce
+                 : isa<ccl::ReduceScatterOp>(op) ? ccopt::buildRingReduceScatter
+                                                 : ccopt::buildRingAllGather;
+    insertAfter = build(b, op->getLoc(), name, shape, numChunks, numChannels, orders);
     op->setAttr("schedule", FlatSymbolRefAttr::get(b.getContext(), name));
   }
 };

@@ -67,3 +67,22 @@ ccl.program @grouped world(4) {
 // PIPE: sched.task channel 1 {
 // PIPE-NEXT: sched.loop 0 to 2 {
 // PIPE-NEXT: sched.send <input, (d0, d1) -> ((d1 + 2) * 4 + d0 mod 4), 16>
+
+// Reduce-scatter and all-gather rings: rank j's block is contiguous.
+// CHECK-LABEL: sched.program @halves_reduce_scatter_0
+// CHECK-SAME: collective = #ccl<collective reduce_scatter>
+// CHECK-SAME: input_count = 30 : i64, output_count = 10 : i64, ranks = 3
+// CHECK: sched.send <input, (d0, d1) -> ((d0 + 2) mod 3 + d1), 3>
+// CHECK: sched.recv_reduce_send
+// CHECK: sched.recv from
+// CHECK-NEXT: sched.reduce <scratch, {{.*}}>, <input, {{.*}}> -> <output, (d0, d1) -> (d1), 1>
+// CHECK-LABEL: sched.program @halves_all_gather_1
+// CHECK-SAME: collective = #ccl<collective all_gather>
+// CHECK: sched.copy <input, (d0, d1) -> (d1), 1> -> <output, (d0, d1) -> (d0 mod 3 + d1), 3>
+// CHECK: sched.recv_copy_send
+ccl.program @halves world(3) {
+  %big = ccl.buffer "big" : !ccl.buffer<30xf32>
+  %small = ccl.buffer "small" : !ccl.buffer<10xf32>
+  ccl.reduce_scatter sum %big -> %small : !ccl.buffer<30xf32> -> !ccl.buffer<10xf32>
+  ccl.all_gather %small -> %big : !ccl.buffer<10xf32> -> !ccl.buffer<30xf32>
+}

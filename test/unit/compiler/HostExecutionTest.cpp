@@ -149,6 +149,64 @@ TEST_F(HostExecution, RingsInMachineOrder) {
   }
 }
 
+// Reduce-scatter and all-gather rings: rank j's block of the n-block buffer
+// is elements [j*m, (j+1)*m).
+TEST_F(HostExecution, RingReduceScatterAndAllGather) {
+  std::string text;
+  struct Shape {
+    int ranks;
+    int64_t block;
+  };
+  std::vector<Shape> shapes;
+  for (int ranks : {1, 2, 3, 5, 8})
+    for (int64_t block : {1, 7, 1000})
+      shapes.push_back({ranks, block});
+  for (auto [i, shape] : llvm::enumerate(shapes)) {
+    auto [n, m] = shape;
+    text += llvm::formatv(
+        "ccl.program @s{0} world({1}) {{\n"
+        "  %big = ccl.buffer \"big\" : !ccl.buffer<{2}xi32>\n"
+        "  %small = ccl.buffer \"small\" : !ccl.buffer<{3}xi32>\n"
+        "  ccl.reduce_scatter sum %big -> %small : !ccl.buffer<{2}xi32> -> !ccl.buffer<{3}xi32>\n"
+        "  ccl.all_gather %small -> %big : !ccl.buffer<{3}xi32> -> !ccl.buffer<{2}xi32>\n"
+        "}\n",
+        i, n, n * m, m);
+  }
+  auto compiled = ccopt::test::compile(context, text, {"", "", 1, 2, 2});
+  ASSERT_TRUE(compiled.module) << compiled.error;
+  std::string error;
+  auto module = ccopt::rt::HostModule::compile(compiled.cuda, error);
+  ASSERT_TRUE(module) << error;
+  size_t ran = 0;
+  for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
+    ++ran;
+    int n = program.getRanks();
+    int64_t in = program.getInputCount(), out = program.getOutputCount();
+    auto kernel = module->kernel(ccopt::kernelName(program), error);
+    ASSERT_TRUE(kernel) << error;
+    ccopt::rt::HostWorld world(n, program.getChannels(), in * 4, out * 4,
+                               program.getScratchCount() * 4);
+    for (int r = 0; r < n; ++r)
+      for (int64_t e = 0; e < in; ++e)
+        world.buffer<int32_t>(r, CC_BUF_INPUT)[e] = int32_t(e * 3 + r * 101);
+    ASSERT_EQ(world.launch(kernel, std::chrono::seconds(30)), CC_OK);
+    bool scatter = program.getCollective() == ccl::CollectiveKind::ReduceScatter;
+    int64_t wrong = 0;
+    for (int r = 0; r < n; ++r)
+      for (int64_t e = 0; e < out; ++e) {
+        int32_t want = 0;
+        if (scatter)
+          for (int q = 0; q < n; ++q)
+            want += int32_t((r * out + e) * 3 + q * 101);
+        else
+          want = int32_t((e % in) * 3 + (e / in) * 101);
+        wrong += world.buffer<int32_t>(r, CC_BUF_OUTPUT)[e] != want;
+      }
+    EXPECT_EQ(wrong, 0) << program.getSymName().str();
+  }
+  EXPECT_EQ(ran, 2 * shapes.size());
+}
+
 // Property test: random worlds, counts (primes and tiny ones included),
 // reductions, chunking and channels, against the plain reference.
 TEST_F(HostExecution, RandomRingAllReduces) {

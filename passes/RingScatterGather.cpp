@@ -1,0 +1,161 @@
+//===- RingScatterGather.cpp - ring reduce-scatter and all-gather ---------===//
+//
+// The two halves of the ring all-reduce as collectives of their own: n-1
+// steps around r -> r+1, written once for every rank. Rank j's block of the
+// n-block buffer is contiguous (elements [j*m, (j+1)*m)), and each block is
+// split into channels x chunks pipelined pieces.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Algorithms.h"
+
+#include "llvm/ADT/Sequence.h"
+
+using namespace mlir;
+using namespace mlir::sched;
+
+namespace {
+
+enum class Half { ReduceScatter, AllGather };
+
+class RingHalfBuilder {
+public:
+  RingHalfBuilder(OpBuilder &b, Location loc, int64_t n, int64_t chunks,
+                  int64_t channels)
+      : b(b), loc(loc), n(n), chunks(chunks), blocks(chunks * channels) {}
+
+  void buildTask(Half half, int64_t channel, bool finalize) {
+    MLIRContext *ctx = b.getContext();
+    AffineExpr r = getAffineDimExpr(0, ctx), s = getAffineDimExpr(2, ctx);
+    BufferKind whole = half == Half::ReduceScatter ? BufferKind::Input
+                                                   : BufferKind::Output;
+    BufferKind own = half == Half::ReduceScatter ? BufferKind::Output
+                                                 : BufferKind::Input;
+    auto next = peer(r + 1, 2), prev = peer(r + n - 1, 2);
+    auto nextS = peer(r + 1, 3), prevS = peer(r + n - 1, 3);
+    withLoop(0, chunks, [&] {
+      if (n == 1) {
+        CopyOp::create(b, loc, ownPart(BufferKind::Input, channel, 2),
+                       ownPart(BufferKind::Output, channel, 2));
+        return;
+      }
+      if (half == Half::ReduceScatter) {
+        // Block r-1-s travels one hop per step, gathering contributions,
+        // and block r completes here at step n-1.
+        SendOp::create(b, loc, rankPart(whole, r - 1, channel, 2), next,
+                       rankPart(BufferKind::Scratch, r - 1, channel, 2));
+        withLoop(1, n - 1, [&] {
+          AffineExpr j = r - s - 1;
+          RecvReduceSendOp::create(
+              b, loc, prevS, rankPart(BufferKind::Scratch, j, channel, 3),
+              rankPart(whole, j, channel, 3), PartAttr(), UnitAttr(), nextS,
+              rankPart(BufferKind::Scratch, j, channel, 3));
+        });
+        RecvOp::create(b, loc, prev);
+        ReduceOp::create(b, loc, rankPart(BufferKind::Scratch, r, channel, 2),
+                         rankPart(whole, r, channel, 2), ownPart(own, channel, 2),
+                         finalize ? b.getUnitAttr() : UnitAttr());
+        return;
+      }
+      // All-gather: the own block into place and around the ring; block
+      // r-s is forwarded at step s.
+      CopyOp::create(b, loc, ownPart(own, channel, 2),
+                     rankPart(whole, r, channel, 2));
+      SendOp::create(b, loc, ownPart(own, channel, 2), next,
+                     rankPart(whole, r, channel, 2));
+      withLoop(1, n - 1, [&] {
+        RecvCopySendOp::create(b, loc, prevS, rankPart(whole, r - s, channel, 3),
+                               nextS, rankPart(whole, r - s, channel, 3));
+      });
+      RecvOp::create(b, loc, prev);
+    });
+  }
+
+private:
+  /// Piece (channel, c) of rank j's block of an n-block buffer.
+  PartAttr rankPart(BufferKind kind, AffineExpr j, int64_t channel,
+                    unsigned numDims) {
+    AffineExpr c = getAffineDimExpr(1, b.getContext());
+    AffineExpr index = (j + n) % n * blocks + c + channel * chunks;
+    return PartAttr::get(b.getContext(), kind,
+                         AffineMap::get(numDims, 0, index), n * blocks);
+  }
+  /// Piece (channel, c) of a one-block buffer.
+  PartAttr ownPart(BufferKind kind, int64_t channel, unsigned numDims) {
+    AffineExpr c = getAffineDimExpr(1, b.getContext());
+    return PartAttr::get(b.getContext(), kind,
+                         AffineMap::get(numDims, 0, c + channel * chunks), blocks);
+  }
+  AffineMapAttr peer(AffineExpr rank, unsigned numDims) {
+    return AffineMapAttr::get(AffineMap::get(numDims, 0, rank % n));
+  }
+  template <typename Fn> void withLoop(int64_t lower, int64_t upper, Fn body) {
+    if (upper <= lower)
+      return;
+    auto loop = LoopOp::create(b, loc, lower, upper);
+    loop.getBody().emplaceBlock();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&loop.getBody().front());
+    body();
+  }
+
+  OpBuilder &b;
+  Location loc;
+  int64_t n, chunks, blocks;
+};
+
+ProgramOp buildRingHalf(OpBuilder &b, Location loc, StringRef name, Half half,
+                        const ccopt::AllReduceShape &shape, int64_t chunks,
+                        int64_t channels, const ccopt::RingOrders &orders) {
+  int64_t n = shape.ranks, m = shape.count;
+  int64_t numChannels = std::min<int64_t>(channels, std::max<int64_t>(1, m));
+  int64_t numChunks =
+      std::max<int64_t>(1, std::min<int64_t>(chunks, m / numChannels));
+  MLIRContext *ctx = b.getContext();
+  bool scatter = half == Half::ReduceScatter;
+  auto program = ProgramOp::create(
+      b, loc, name,
+      scatter ? ccl::CollectiveKind::ReduceScatter : ccl::CollectiveKind::AllGather,
+      scatter ? ccl::ReductionKindAttr::get(ctx, shape.redop) : ccl::ReductionKindAttr(),
+      n, numChannels, shape.elementType, /*wire=*/TypeAttr(),
+      /*input_count=*/scatter ? n * m : m, /*output_count=*/scatter ? m : n * m,
+      /*scratch_count=*/scatter && n > 1 ? n * m : 0, /*root=*/IntegerAttr(),
+      /*in_place=*/false, "ring", numChunks,
+      shape.rankMap.empty() ? DenseI64ArrayAttr()
+                            : b.getDenseI64ArrayAttr(shape.rankMap));
+  program.getBody().emplaceBlock();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&program.getBody().front());
+  RingHalfBuilder ring(b, loc, n, numChunks, numChannels);
+  for (int64_t channel = 0; channel < numChannels; ++channel) {
+    DenseI64ArrayAttr order;
+    if (!orders.empty()) {
+      const std::vector<int64_t> &o = orders[channel % orders.size()];
+      if (!llvm::equal(o, llvm::seq<int64_t>(0, n)))
+        order = b.getDenseI64ArrayAttr(o);
+    }
+    auto task = TaskOp::create(b, loc, channel, IntegerAttr(), order);
+    task.getBody().emplaceBlock();
+    OpBuilder::InsertionGuard taskGuard(b);
+    b.setInsertionPointToStart(&task.getBody().front());
+    ring.buildTask(half, channel, shape.redop == ccl::ReductionKind::Avg);
+  }
+  return program;
+}
+
+} // namespace
+
+ProgramOp ccopt::buildRingReduceScatter(OpBuilder &b, Location loc,
+                                        StringRef name, const AllReduceShape &shape,
+                                        int64_t chunks, int64_t channels,
+                                        const RingOrders &orders) {
+  return buildRingHalf(b, loc, name, Half::ReduceScatter, shape, chunks,
+                       channels, orders);
+}
+
+ProgramOp ccopt::buildRingAllGather(OpBuilder &b, Location loc, StringRef name,
+                                    const AllReduceShape &shape, int64_t chunks,
+                                    int64_t channels, const RingOrders &orders) {
+  return buildRingHalf(b, loc, name, Half::AllGather, shape, chunks, channels,
+                       orders);
+}
