@@ -171,6 +171,7 @@ private:
   std::vector<Thread> threads;
   std::vector<Memory> memories; // [rank * 3 + buffer]
   llvm::DenseMap<int64_t, std::deque<Message>> queues;
+  MapCache maps;
   SmallVector<int32_t> runnable;
 };
 
@@ -219,7 +220,7 @@ bool SymbolicExecution::happensBefore(const Access &a, const Thread &t) const {
 std::optional<ElementRange> SymbolicExecution::range(Thread &t, Operation *op,
                                                      PartAttr part,
                                                      ArrayRef<int64_t> dims) {
-  auto r = resolve(program, part, dims);
+  auto r = resolve(program, part, dims, &maps);
   if (!r)
     fail(t, op) << "part index " << evaluate(part.getIndex(), dims)
                 << " of the " << stringifyBufferKind(part.getBuffer())
@@ -230,7 +231,7 @@ std::optional<ElementRange> SymbolicExecution::range(Thread &t, Operation *op,
 std::optional<int64_t> SymbolicExecution::peer(Thread &t, Operation *op,
                                                AffineMap map,
                                                ArrayRef<int64_t> dims) {
-  int64_t position = evaluate(map, dims);
+  int64_t position = evaluate(map, dims, &maps);
   if (position < 0 || position >= n) {
     fail(t, op) << "peer rank " << position << " is outside [0, " << n << ")";
     return std::nullopt;
@@ -547,7 +548,7 @@ LogicalResult SymbolicExecution::run() {
     if (t.done)
       continue;
     if (t.blockedOn) {
-      auto p = peerRank(t.blockedOn, *receivesFrom(t.blockedOn), t.blockedDims);
+      auto p = peerRank(t.blockedOn, *receivesFrom(t.blockedOn), t.blockedDims, &maps);
       if (queue(p, t.rank, t.channel).empty())
         continue;
     }

@@ -109,10 +109,11 @@ private:
   using Wake = std::tuple<double, uint64_t, int>;
   std::priority_queue<Wake, std::vector<Wake>, std::greater<>> wakes;
   SimResult result;
+  MapCache maps;
 };
 
 int64_t Simulation::bytesOf(PartAttr part, ArrayRef<int64_t> dims) {
-  auto range = resolve(program, part, dims);
+  auto range = resolve(program, part, dims, &maps);
   if (!range)
     return 0;
   Type type = part.getBuffer() == BufferKind::Scratch ? program.getWireType()
@@ -228,7 +229,7 @@ void Simulation::advance(Thread &t) {
     }
     Operation *op = t.op;
     if (auto from = receivesFrom(op); from && !t.received) {
-      int64_t peer = peerRank(op, *from, t.dims);
+      int64_t peer = peerRank(op, *from, t.dims, &maps);
       auto &q = queue(peer, t.rank, t.channel);
       if (q.empty()) {
         waiting[(peer * n + t.rank) * channels + t.channel] = self;
@@ -248,7 +249,7 @@ void Simulation::advance(Thread &t) {
       wake(self, end);
     };
     auto send = [&](AffineMap to, PartAttr dst) {
-      startFlow(t, peerRank(op, to, t.dims), bytesOf(dst, t.dims),
+      startFlow(t, peerRank(op, to, t.dims, &maps), bytesOf(dst, t.dims),
                 op->getName().stripDialect());
     };
     bool blocked = TypeSwitch<Operation *, bool>(op)

@@ -47,8 +47,47 @@ int64_t evaluateExpr(AffineExpr expr, ArrayRef<int64_t> dims) {
 
 } // namespace
 
-int64_t mlir::sched::evaluate(AffineMap map, ArrayRef<int64_t> dims) {
-  return evaluateExpr(map.getResult(0), dims);
+int64_t mlir::sched::evaluate(AffineMap map, ArrayRef<int64_t> dims,
+                              MapCache *cache) {
+  return cache ? cache->evaluate(map, dims) : evaluateExpr(map.getResult(0), dims);
+}
+
+int64_t MapCache::evaluate(AffineMap map, ArrayRef<int64_t> dims) {
+  auto [it, inserted] = programs.try_emplace(map);
+  SmallVector<Instr, 8> &program = it->second;
+  if (inserted)
+    map.getResult(0).walk([&](AffineExpr e) { // post-order: operands first
+      int64_t value = 0;
+      if (auto c = dyn_cast<AffineConstantExpr>(e))
+        value = c.getValue();
+      else if (auto d = dyn_cast<AffineDimExpr>(e))
+        value = d.getPosition();
+      program.push_back({e.getKind(), value});
+    });
+  int64_t stack[16];
+  int top = 0;
+  for (const Instr &in : program) {
+    switch (in.kind) {
+    case AffineExprKind::Constant:
+      stack[top++] = in.value;
+      continue;
+    case AffineExprKind::DimId:
+      stack[top++] = dims[in.value];
+      continue;
+    default:
+      break;
+    }
+    int64_t rhs = stack[--top], lhs = stack[top - 1];
+    switch (in.kind) {
+    case AffineExprKind::Add: stack[top - 1] = lhs + rhs; break;
+    case AffineExprKind::Mul: stack[top - 1] = lhs * rhs; break;
+    case AffineExprKind::Mod: stack[top - 1] = lhs - floorDiv(lhs, rhs) * rhs; break;
+    case AffineExprKind::FloorDiv: stack[top - 1] = floorDiv(lhs, rhs); break;
+    case AffineExprKind::CeilDiv: stack[top - 1] = -floorDiv(-lhs, rhs); break;
+    default: llvm_unreachable("schedule maps have no symbols");
+    }
+  }
+  return stack[0];
 }
 
 std::optional<AffineMap> mlir::sched::receivesFrom(Operation *step) {
@@ -60,14 +99,15 @@ std::optional<AffineMap> mlir::sched::receivesFrom(Operation *step) {
 }
 
 int64_t mlir::sched::peerRank(Operation *step, AffineMap peer,
-                              ArrayRef<int64_t> dims) {
-  return step->getParentOfType<TaskOp>().scheduleRank(evaluate(peer, dims));
+                              ArrayRef<int64_t> dims, MapCache *cache) {
+  return step->getParentOfType<TaskOp>().scheduleRank(evaluate(peer, dims, cache));
 }
 
 std::optional<ElementRange> mlir::sched::resolve(ProgramOp program,
                                                  PartAttr part,
-                                                 ArrayRef<int64_t> dims) {
-  int64_t index = evaluate(part.getIndex(), dims);
+                                                 ArrayRef<int64_t> dims,
+                                                 MapCache *cache) {
+  int64_t index = evaluate(part.getIndex(), dims, cache);
   int64_t parts = part.getParts();
   if (index < 0 || index >= parts)
     return std::nullopt;

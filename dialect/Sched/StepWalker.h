@@ -14,8 +14,23 @@
 
 namespace mlir::sched {
 
-/// Value of a one-result map at `dims` (mod and floordiv round to -inf).
-int64_t evaluate(AffineMap map, ArrayRef<int64_t> dims);
+/// Maps compiled to a flat postfix program, for analyses that evaluate the
+/// same maps millions of times. Valid while the maps' context lives.
+class MapCache {
+public:
+  int64_t evaluate(AffineMap map, ArrayRef<int64_t> dims);
+
+private:
+  struct Instr {
+    AffineExprKind kind;
+    int64_t value; // constant, or dimension position
+  };
+  llvm::DenseMap<AffineMap, SmallVector<Instr, 8>> programs;
+};
+
+/// Value of a one-result map at `dims` (mod and floordiv round to -inf),
+/// through `cache` when given.
+int64_t evaluate(AffineMap map, ArrayRef<int64_t> dims, MapCache *cache = nullptr);
 
 /// The peer map of a step that receives (recv, recv_reduce_send,
 /// recv_copy_send), or std::nullopt.
@@ -23,7 +38,8 @@ std::optional<AffineMap> receivesFrom(Operation *step);
 
 /// The schedule rank a peer map of `step` names at `dims` (maps give
 /// positions in the step's task; its rank_map turns them into ranks).
-int64_t peerRank(Operation *step, AffineMap peer, ArrayRef<int64_t> dims);
+int64_t peerRank(Operation *step, AffineMap peer, ArrayRef<int64_t> dims,
+                 MapCache *cache = nullptr);
 
 /// Elements [begin, end) of a buffer.
 struct ElementRange {
@@ -38,7 +54,8 @@ struct ElementRange {
 /// The elements `part` names at `dims`. An index outside [0, parts) is
 /// reported by returning std::nullopt.
 std::optional<ElementRange> resolve(ProgramOp program, PartAttr part,
-                                    ArrayRef<int64_t> dims);
+                                    ArrayRef<int64_t> dims,
+                                    MapCache *cache = nullptr);
 
 class StepWalker {
 public:
