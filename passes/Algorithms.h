@@ -58,6 +58,23 @@ mlir::sched::ProgramOp buildRingAllGather(mlir::OpBuilder &b, mlir::Location loc
                                           int64_t chunks, int64_t channels,
                                           const RingOrders &orders = {});
 
+/// Broadcast (or, with `reduce`, reduce) as a chain pipelined in chunks:
+/// from the root along `order` (schedule ranks; empty: 0, 1, ...), or
+/// towards the root for a reduce. Every rank gets its own task.
+mlir::sched::ProgramOp buildChainBroadcast(mlir::OpBuilder &b, mlir::Location loc,
+                                           llvm::StringRef name,
+                                           const AllReduceShape &shape,
+                                           int64_t root, bool reduce,
+                                           int64_t chunks, int64_t channels,
+                                           llvm::ArrayRef<int64_t> order = {});
+
+/// All-to-all by pairwise exchange: n-1 steps, at step s rank r writes its
+/// block r+s into rank r+s's block r. `shape.count` is the whole buffer.
+mlir::sched::ProgramOp buildPairwiseAllToAll(mlir::OpBuilder &b,
+                                             mlir::Location loc,
+                                             llvm::StringRef name,
+                                             const AllReduceShape &shape);
+
 /// NCCL's tree over `ranks` ranks in nodes of `perNode`: a chain inside a
 /// node, a binary tree over the nodes' first ranks. parent[r] (-1: root).
 std::vector<int64_t> ncclTreeParents(int64_t ranks, int64_t perNode);

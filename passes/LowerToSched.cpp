@@ -48,11 +48,12 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
           ++index;
           continue;
         }
-        if (!isa<ccl::AllReduceOp, ccl::ReduceScatterOp, ccl::AllGatherOp>(op)) {
+        if (!isa<ccl::AllReduceOp, ccl::ReduceScatterOp, ccl::AllGatherOp,
+                 ccl::BroadcastOp, ccl::ReduceOp, ccl::AllToAllOp>(op)) {
           op.emitError("lowering ")
               << op.getName()
-              << " is not supported yet (all_reduce, reduce_scatter and "
-                 "all_gather are)";
+              << " is not supported yet (all_reduce, reduce_scatter, "
+                 "all_gather, broadcast, reduce and all_to_all are)";
           return signalPassFailure();
         }
         lower(program, &op, index++);
@@ -75,9 +76,9 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     ccl::ReductionKind redop = ccl::ReductionKind::Sum;
     if (auto kind = op->getAttrOfType<ccl::ReductionKindAttr>("op"))
       redop = kind.getValue();
-    bool allReduce = isa<ccl::AllReduceOp>(op);
+    bool blocks = isa<ccl::ReduceScatterOp, ccl::AllGatherOp>(op);
     ccopt::AllReduceShape shape{*n,
-                                allReduce ? whole.getCount() : whole.getCount() / *n,
+                                blocks ? whole.getCount() / *n : whole.getCount(),
                                 whole.getElementType(), redop,
                                 op->getOperand(0) == op->getOperand(1), {}};
     // World ranks of the participants; schedule rank i runs on ranks[i].
@@ -111,10 +112,23 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     std::string name = (program.getSymName() + "_" +
                         op->getName().stripDialect() + "_" + Twine(index))
                            .str();
-    auto build = allReduce ? ccopt::buildRingAllReduce
-                 : isa<ccl::ReduceScatterOp>(op) ? ccopt::buildRingReduceScatter
-                                                 : ccopt::buildRingAllGather;
-    insertAfter = build(b, op->getLoc(), name, shape, numChunks, numChannels, orders);
+    Location loc = op->getLoc();
+    if (isa<ccl::AllReduceOp>(op))
+      insertAfter = ccopt::buildRingAllReduce(b, loc, name, shape, numChunks,
+                                              numChannels, orders);
+    else if (isa<ccl::ReduceScatterOp>(op))
+      insertAfter = ccopt::buildRingReduceScatter(b, loc, name, shape, numChunks,
+                                                  numChannels, orders);
+    else if (isa<ccl::AllGatherOp>(op))
+      insertAfter = ccopt::buildRingAllGather(b, loc, name, shape, numChunks,
+                                              numChannels, orders);
+    else if (isa<ccl::AllToAllOp>(op))
+      insertAfter = ccopt::buildPairwiseAllToAll(b, loc, name, shape);
+    else
+      insertAfter = ccopt::buildChainBroadcast(
+          b, loc, name, shape, op->getAttrOfType<IntegerAttr>("root").getInt(),
+          isa<ccl::ReduceOp>(op), numChunks, numChannels,
+          orders.empty() ? ArrayRef<int64_t>() : ArrayRef<int64_t>(orders.front()));
     op->setAttr("schedule", FlatSymbolRefAttr::get(b.getContext(), name));
   }
 };

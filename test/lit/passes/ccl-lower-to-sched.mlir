@@ -86,3 +86,40 @@ ccl.program @halves world(3) {
   ccl.reduce_scatter sum %big -> %small : !ccl.buffer<30xf32> -> !ccl.buffer<10xf32>
   ccl.all_gather %small -> %big : !ccl.buffer<10xf32> -> !ccl.buffer<30xf32>
 }
+
+// Broadcast and reduce: pipelined chains from and to the root, one task per
+// rank; all-to-all: pairwise exchange, written once for every rank.
+// CHECK-LABEL: sched.program @rooted_broadcast_0
+// CHECK-SAME: algorithm = "chain"
+// CHECK-SAME: root = 1
+// CHECK: sched.task channel 0 rank 1 {
+// CHECK: sched.copy <input, (d0, d1) -> (d1), 1> -> <output, (d0, d1) -> (d1), 1>
+// CHECK-NEXT: sched.send <output, (d0, d1) -> (d1), 1> to #{{.*}} at <output,
+// CHECK: sched.task channel 0 rank 2 {
+// CHECK-NEXT: sched.loop
+// CHECK-NEXT: sched.recv from
+// CHECK-NEXT: sched.send <output,
+// CHECK: sched.task channel 0 rank 0 {
+// CHECK-NEXT: sched.loop
+// CHECK-NEXT: sched.recv from
+// CHECK-LABEL: sched.program @rooted_reduce_1
+// CHECK-SAME: algorithm = "chain"
+// CHECK: sched.task channel 0 rank 2 {
+// CHECK-NEXT: sched.loop
+// CHECK-NEXT: sched.recv_reduce_send from
+// CHECK: sched.task channel 0 rank 1 {
+// CHECK-NEXT: sched.loop
+// CHECK-NEXT: sched.recv from
+// CHECK-NEXT: sched.reduce <scratch, {{.*}}>, <input, {{.*}}> -> <output, {{.*}}>
+// CHECK-LABEL: sched.program @rooted_all_to_all_2
+// CHECK-SAME: algorithm = "pairwise"
+// CHECK: sched.copy <input, (d0) -> (d0 mod 3), 3> -> <output, (d0) -> (d0 mod 3), 3>
+// CHECK-NEXT: sched.loop 1 to 3 {
+// CHECK-NEXT: sched.send <input, (d0, d1) -> ((d0 + d1) mod 3), 3> to {{.*}} at <output, (d0, d1) -> (d0 mod 3), 3>
+ccl.program @rooted world(3) {
+  %a = ccl.buffer "a" : !ccl.buffer<9xf32>
+  %b = ccl.buffer "b" : !ccl.buffer<9xf32>
+  ccl.broadcast %a -> %b root 1 : !ccl.buffer<9xf32> -> !ccl.buffer<9xf32>
+  ccl.reduce sum %a -> %b root 1 : !ccl.buffer<9xf32> -> !ccl.buffer<9xf32>
+  ccl.all_to_all %a -> %b : !ccl.buffer<9xf32> -> !ccl.buffer<9xf32>
+}

@@ -207,6 +207,68 @@ TEST_F(HostExecution, RingReduceScatterAndAllGather) {
   EXPECT_EQ(ran, 2 * shapes.size());
 }
 
+// Broadcast and reduce chains from and to a root, and pairwise all-to-all.
+TEST_F(HostExecution, ChainsAndAllToAll) {
+  std::string text;
+  int index = 0;
+  for (int n : {1, 2, 3, 5, 8})
+    for (int64_t m : {1, 7, 1000}) {
+      int root = (n * 7 + int(m)) % n;
+      text += llvm::formatv(
+          "ccl.program @c{0} world({1}) {{\n"
+          "  %a = ccl.buffer \"a\" : !ccl.buffer<{2}xf32>\n"
+          "  %b = ccl.buffer \"b\" : !ccl.buffer<{2}xf32>\n"
+          "  ccl.broadcast %a -> %b root {3} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
+          "  ccl.reduce avg %a -> %b root {3} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
+          "  ccl.all_to_all %a -> %b : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
+          "  ccl.broadcast %a -> %a root {3} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
+          "}\n",
+          index++, n, n * m, root);
+    }
+  auto compiled = ccopt::test::compile(context, text, {"", "", 1, 3, 2});
+  ASSERT_TRUE(compiled.module) << compiled.error;
+  std::string error;
+  auto module = ccopt::rt::HostModule::compile(compiled.cuda, error);
+  ASSERT_TRUE(module) << error;
+  size_t ran = 0;
+  auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
+  for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
+    ++ran;
+    int n = program.getRanks();
+    int64_t count = program.getInputCount();
+    auto kernel = module->kernel(ccopt::kernelName(program), error);
+    ASSERT_TRUE(kernel) << error;
+    ccopt::rt::HostWorld world(n, program.getChannels(), count * 4, count * 4,
+                               program.getScratchCount() * 4, program.getInPlace());
+    for (int r = 0; r < n; ++r)
+      for (int64_t e = 0; e < count; ++e)
+        world.buffer<float>(r, CC_BUF_INPUT)[e] = input(r, e);
+    ASSERT_EQ(world.launch(kernel, std::chrono::seconds(30)), CC_OK);
+    auto kind = program.getCollective();
+    int root = program.getRoot() ? int(*program.getRoot()) : 0;
+    int64_t wrong = 0;
+    for (int r = 0; r < n; ++r) {
+      if (kind == ccl::CollectiveKind::Reduce && r != root)
+        continue; // only the root's output is defined
+      for (int64_t e = 0; e < count; ++e) {
+        float want = input(root, e);
+        if (kind == ccl::CollectiveKind::Reduce) {
+          want = 0;
+          for (int q = 0; q < n; ++q)
+            want += input(q, e);
+          want /= float(n);
+        } else if (kind == ccl::CollectiveKind::AllToAll) {
+          int64_t m = count / n;
+          want = input(int(e / m), r * m + e % m);
+        }
+        wrong += world.buffer<float>(r, CC_BUF_OUTPUT)[e] != want;
+      }
+    }
+    EXPECT_EQ(wrong, 0) << program.getSymName().str();
+  }
+  EXPECT_EQ(ran, 4 * size_t(index));
+}
+
 // Property test: random worlds, counts (primes and tiny ones included),
 // reductions, chunking and channels, against the plain reference.
 TEST_F(HostExecution, RandomRingAllReduces) {

@@ -1,0 +1,159 @@
+//===- ChainAndPairwise.cpp - broadcast, reduce and all-to-all schedules --===//
+//
+// Broadcast and reduce as pipelined chains from (to) the root: a chain is
+// as fast as a ring at large sizes and needs no scratch beyond one block.
+// Each position in the chain has its own role, so every rank gets its own
+// task (enumerated). All-to-all as pairwise exchange: at step s every rank
+// writes its block for rank r+s straight into that rank's output, written
+// once for every rank.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Algorithms.h"
+
+using namespace mlir;
+using namespace mlir::sched;
+
+namespace {
+
+ProgramOp createProgram(OpBuilder &b, Location loc, StringRef name,
+                        ccl::CollectiveKind kind, const ccopt::AllReduceShape &shape,
+                        bool hasRedop, int64_t scratch, std::optional<int64_t> root,
+                        StringRef algorithm, int64_t channels, int64_t chunks) {
+  MLIRContext *ctx = b.getContext();
+  auto program = ProgramOp::create(
+      b, loc, name, kind,
+      hasRedop ? ccl::ReductionKindAttr::get(ctx, shape.redop) : ccl::ReductionKindAttr(),
+      shape.ranks, channels, shape.elementType, /*wire=*/TypeAttr(), shape.count,
+      shape.count, scratch, root ? b.getI64IntegerAttr(*root) : IntegerAttr(),
+      shape.inPlace, algorithm, chunks,
+      shape.rankMap.empty() ? DenseI64ArrayAttr()
+                            : b.getDenseI64ArrayAttr(shape.rankMap));
+  program.getBody().emplaceBlock();
+  return program;
+}
+
+/// Starts a task (one rank, or every rank) and a loop over the chunks; the
+/// builder inserts into the loop until the guard goes.
+LoopOp taskWithChunkLoop(OpBuilder &b, Location loc, int64_t channel,
+                         std::optional<int64_t> rank, int64_t chunks) {
+  auto task = TaskOp::create(b, loc, channel,
+                             rank ? b.getI64IntegerAttr(*rank) : IntegerAttr(),
+                             DenseI64ArrayAttr());
+  task.getBody().emplaceBlock();
+  b.setInsertionPointToStart(&task.getBody().front());
+  auto loop = LoopOp::create(b, loc, 0, chunks);
+  loop.getBody().emplaceBlock();
+  b.setInsertionPointToStart(&loop.getBody().front());
+  return loop;
+}
+
+/// Clamps channels and chunks so every piece keeps an element.
+std::pair<int64_t, int64_t> clampPieces(int64_t count, int64_t chunks,
+                                        int64_t channels) {
+  int64_t numChannels = std::min<int64_t>(channels, std::max<int64_t>(1, count));
+  int64_t numChunks = std::max<int64_t>(1, std::min<int64_t>(chunks, count / numChannels));
+  return {numChannels, numChunks};
+}
+
+} // namespace
+
+ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
+                                     const AllReduceShape &shape, int64_t root,
+                                     bool reduce, int64_t chunks, int64_t channels,
+                                     ArrayRef<int64_t> order) {
+  int64_t n = shape.ranks;
+  auto [numChannels, numChunks] = clampPieces(shape.count, chunks, channels);
+  auto program = createProgram(
+      b, loc, name, reduce ? ccl::CollectiveKind::Reduce : ccl::CollectiveKind::Broadcast,
+      shape, reduce, /*scratch=*/reduce && n > 1 ? shape.count : 0, root,
+      "chain", numChannels, numChunks);
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *ctx = b.getContext();
+  // The chain visits `order` rotated to start at the root; a reduce runs it
+  // backwards, ending at the root.
+  std::vector<int64_t> chain;
+  int64_t start = llvm::find(order, root) - order.begin();
+  for (int64_t i = 0; i < n; ++i)
+    chain.push_back(order.empty() ? (root + i) % n : order[(start + i) % n]);
+  if (reduce)
+    std::reverse(chain.begin(), chain.end());
+  auto rank = [&](int64_t r) {
+    return AffineMapAttr::get(AffineMap::get(2, 0, getAffineConstantExpr(r, ctx)));
+  };
+  int64_t parts = numChannels * numChunks;
+  bool avg = shape.redop == ccl::ReductionKind::Avg;
+  for (int64_t channel = 0; channel < numChannels; ++channel) {
+    AffineExpr piece = getAffineDimExpr(1, ctx) + channel * numChunks;
+    auto part = [&](BufferKind kind) {
+      return PartAttr::get(ctx, kind, AffineMap::get(2, 0, piece), parts);
+    };
+    for (int64_t i = 0; i < n; ++i) {
+      b.setInsertionPointToEnd(&program.getBody().front());
+      taskWithChunkLoop(b, loc, channel, chain[i], numChunks);
+      bool first = i == 0, last = i + 1 == n;
+      if (!reduce) {
+        // Broadcast: the root sends its input on; the others forward what
+        // arrived in their output.
+        if (first && !shape.inPlace)
+          CopyOp::create(b, loc, part(BufferKind::Input), part(BufferKind::Output));
+        if (!first)
+          RecvOp::create(b, loc, rank(chain[i - 1]));
+        if (!last)
+          SendOp::create(b, loc, part(BufferKind::Output), rank(chain[i + 1]),
+                         part(BufferKind::Output));
+        continue;
+      }
+      // Reduce: partial sums travel towards the root (the last rank);
+      // the other ranks' outputs stay untouched.
+      if (first && last) {
+        if (!shape.inPlace)
+          CopyOp::create(b, loc, part(BufferKind::Input), part(BufferKind::Output));
+      } else if (first) {
+        SendOp::create(b, loc, part(BufferKind::Input), rank(chain[i + 1]),
+                       part(BufferKind::Scratch));
+      } else if (last) {
+        RecvOp::create(b, loc, rank(chain[i - 1]));
+        ReduceOp::create(b, loc, part(BufferKind::Scratch), part(BufferKind::Input),
+                         part(BufferKind::Output), avg ? b.getUnitAttr() : UnitAttr());
+      } else {
+        RecvReduceSendOp::create(b, loc, rank(chain[i - 1]),
+                                 part(BufferKind::Scratch), part(BufferKind::Input),
+                                 PartAttr(), UnitAttr(), rank(chain[i + 1]),
+                                 part(BufferKind::Scratch));
+      }
+    }
+  }
+  return program;
+}
+
+ProgramOp ccopt::buildPairwiseAllToAll(OpBuilder &b, Location loc, StringRef name,
+                                       const AllReduceShape &shape) {
+  int64_t n = shape.ranks;
+  auto program = createProgram(b, loc, name, ccl::CollectiveKind::AllToAll, shape,
+                               /*hasRedop=*/false, /*scratch=*/0, std::nullopt,
+                               "pairwise", /*channels=*/1, /*chunks=*/1);
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *ctx = b.getContext();
+  b.setInsertionPointToEnd(&program.getBody().front());
+  auto task = TaskOp::create(b, loc, 0, IntegerAttr(), DenseI64ArrayAttr());
+  task.getBody().emplaceBlock();
+  b.setInsertionPointToStart(&task.getBody().front());
+  AffineExpr r = getAffineDimExpr(0, ctx), s = getAffineDimExpr(1, ctx);
+  auto block = [&](BufferKind kind, AffineExpr j, unsigned dims) {
+    return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, j % n), n);
+  };
+  // Own block: input block r -> output block r.
+  CopyOp::create(b, loc, block(BufferKind::Input, r, 1), block(BufferKind::Output, r, 1));
+  if (n == 1)
+    return program;
+  auto loop = LoopOp::create(b, loc, 1, n);
+  loop.getBody().emplaceBlock();
+  b.setInsertionPointToStart(&loop.getBody().front());
+  // Step s: block r+s goes to rank r+s, landing in its block r.
+  SendOp::create(b, loc, block(BufferKind::Input, r + s, 2),
+                 AffineMapAttr::get(AffineMap::get(2, 0, (r + s) % n)),
+                 block(BufferKind::Output, r, 2));
+  RecvOp::create(b, loc, AffineMapAttr::get(AffineMap::get(2, 0, (r - s + n) % n)));
+  return program;
+}
