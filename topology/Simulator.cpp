@@ -207,8 +207,9 @@ void Simulation::finishFlow(int id) {
   f.active = false;
   ++f.version;
   freeFlows.push_back(id);
-  wake(f.thread, now);
   rerate(*f.route);
+  // The sender goes on now (this may reuse the flow's slot).
+  advance(sender);
 }
 
 /// Runs `t` from where it stands until it waits for a message, a flow or a
