@@ -25,6 +25,8 @@ struct Row {
   double timeUs, algbw, busbw;
   std::string ncclAlgorithm, ncclProtocol;
   double ncclTimeUs, ncclBusbw, boundUs;
+  std::string runnerUp; // the selection's second choice, if it ran
+  double runnerUpUs = 0;
 };
 
 std::string typeName(Type type) {
@@ -88,6 +90,10 @@ FailureOr<Row> rowFor(ccl::AllReduceOp op, sched::ProgramOp schedule,
   row.ncclBusbw = row.sizeBytes / nccl->timeUs / 1e3 * factor;
   row.boundUs = lowerBoundUs(ccl::CollectiveKind::AllReduce, ranks,
                              row.sizeBytes, machine);
+  if (auto runnerUp = op->getAttrOfType<StringAttr>("runner_up")) {
+    row.runnerUp = runnerUp.str();
+    row.runnerUpUs = op->getAttrOfType<FloatAttr>("runner_up_us").getValueAsDouble();
+  }
   return row;
 }
 
@@ -189,6 +195,8 @@ void printJson(llvm::ArrayRef<Row> rows, const ReportOptions &options,
         {"bound_time_us", r.boundUs},
         {"speedup_vs_nccl", r.ncclTimeUs / r.timeUs},
         {"fraction_of_bound", r.boundUs / r.timeUs},
+        {"runner_up", r.runnerUp},
+        {"runner_up_time_us", r.runnerUpUs},
     });
   const Machine &m = *options.machine;
   os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{

@@ -103,6 +103,12 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     int64_t pieceBytes = 512 << 10;
     int64_t perPart = ringPartBytes / numChannels;
     int64_t numChunks = chunks ? chunks : std::max<int64_t>(1, (perPart + pieceBytes - 1) / pieceBytes);
+    // ccl-select-algorithm's choice, when it ran.
+    auto chosen = op->getAttrOfType<StringAttr>("algorithm");
+    if (chosen) {
+      numChannels = op->getAttrOfType<IntegerAttr>("channels").getInt();
+      numChunks = op->getAttrOfType<IntegerAttr>("chunks").getInt();
+    }
     ccopt::RingOrders orders;
     if (machine)
       orders = ccopt::toScheduleRanks(
@@ -113,7 +119,12 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
                         op->getName().stripDialect() + "_" + Twine(index))
                            .str();
     Location loc = op->getLoc();
-    if (isa<ccl::AllReduceOp>(op))
+    if (isa<ccl::AllReduceOp>(op) && chosen && chosen.getValue() == "tree")
+      insertAfter = ccopt::buildTreeAllReduce(
+          b, loc, name, shape,
+          ccopt::ncclTreeParents(*n, machine ? machine->gpusPerNode : *n),
+          numChunks, numChannels);
+    else if (isa<ccl::AllReduceOp>(op))
       insertAfter = ccopt::buildRingAllReduce(b, loc, name, shape, numChunks,
                                               numChannels, orders);
     else if (isa<ccl::ReduceScatterOp>(op))

@@ -21,6 +21,28 @@ def CclAssignWorld : Pass<"ccl-assign-world", "::mlir::ModuleOp"> {
   ];
 }
 
+def CclSelectAlgorithm : Pass<"ccl-select-algorithm", "::mlir::ModuleOp"> {
+  let summary = "Pick each all_reduce's algorithm, channels and chunks by simulation";
+  let description = [{
+    For every all_reduce: candidates are the ring and the tree, each over a
+    range of channel counts and pipelined chunks; each is built as a
+    schedule and simulated on the machine (Simple protocol, the one emitted
+    kernels implement). Every power-of-two channel count up to twice NCCL's
+    is tried, and for each the chunks double only while that gets faster, so
+    the search stays small. The winner is
+    written on the op (`algorithm`, `channels`, `chunks`, `predicted_us`)
+    with the runner-up (`runner_up`, `runner_up_us`); ccl-lower-to-sched
+    builds what it names.
+  }];
+  let options = [
+    Option<"topo", "topo", "std::string", /*default=*/"\"\"", "machine preset">,
+    Option<"topoFile", "topo-file", "std::string", /*default=*/"\"\"",
+           "machine file (JSON or NCCL topology XML)">,
+    Option<"nodes", "nodes", "int", /*default=*/"1", "number of such nodes">,
+  ];
+  let dependentDialects = ["::mlir::sched::SchedDialect"];
+}
+
 def CclLowerToSched : Pass<"ccl-lower-to-sched", "::mlir::ModuleOp"> {
   let summary = "Lower ccl collectives to sched programs";
   let description = [{

@@ -10,6 +10,11 @@ void ccopt::buildDefaultPipeline(mlir::OpPassManager &pm,
   pm.addPass(createCclAssignWorld({options.topo, options.topoFile, options.nodes}));
   if (!options.lower)
     return;
+  // With a machine and no fixed chunking, simulation picks the algorithm.
+  bool machine = !options.topo.empty() || !options.topoFile.empty();
+  if (machine && options.chunks == 0 && options.channels == 0)
+    pm.addPass(createCclSelectAlgorithm(
+        {options.topo, options.topoFile, options.nodes}));
   pm.addPass(createCclLowerToSched(
       {options.chunks, options.channels, options.topo, options.topoFile,
        options.nodes}));

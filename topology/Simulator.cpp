@@ -60,6 +60,9 @@ public:
       : program(program), machine(machine), options(options),
         n(program.getRanks()), channels(program.getChannels()),
         load(machine.links().size(), 0), onLink(machine.links().size()) {
+    family = options.family.value_or(program.getAlgorithm() == "tree"
+                                          ? AlgorithmFamily::Tree
+                                          : AlgorithmFamily::Ring);
     if (options.foldSymmetricChannels && !options.trace)
       classes = channelClasses(program);
     else
@@ -92,6 +95,7 @@ private:
   ProgramOp program;
   const Machine &machine;
   SimOptions options;
+  AlgorithmFamily family;
   int64_t n, channels;
   /// Simulated channels and how many real channels each stands for.
   std::vector<std::pair<int64_t, int64_t>> classes;
@@ -126,7 +130,7 @@ void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step)
     int src = program.worldRank(t.rank), dst = program.worldRank(to);
     t.routePeer = to;
     t.route = &machine.route(src, dst);
-    t.routeLatencyUs = hopLatencyUs(options.family, options.protocol,
+    t.routeLatencyUs = hopLatencyUs(family, options.protocol,
                                     machine.routeKind(src, dst));
     for (int l : *t.route)
       t.routeLatencyUs += machine.links()[l].latencyUs;
@@ -299,7 +303,7 @@ llvm::Expected<SimResult> Simulation::run() {
     return llvm::createStringError(
         "the schedule has %lld ranks, but the machine has %d GPUs",
         (long long)n, machine.ranks());
-  now = baseLatencyUs(options.family, options.protocol);
+  now = baseLatencyUs(family, options.protocol);
   threads.reserve(n * classes.size());
   for (int64_t r = 0; r < n; ++r)
     for (auto [ch, replicas] : classes)

@@ -26,7 +26,9 @@ namespace ccopt::topo {
 
 struct SimOptions {
   Protocol protocol = Protocol::Simple;
-  AlgorithmFamily family = AlgorithmFamily::Ring;
+  /// Whose latencies apply; by default the program's algorithm says
+  /// ("tree" is a tree, anything else a ring).
+  std::optional<AlgorithmFamily> family;
   /// Record a trace (a track per rank/channel and per link).
   bool trace = false;
   /// Channels that run the same steps on their own slices of the data are

@@ -38,6 +38,8 @@
 // JSON:       "nccl_time_us": {{[0-9.e+-]+}},
 // JSON:       "protocol": "Simple",
 // JSON:       "redop": "sum",
+// JSON:       "runner_up": "tree",
+// JSON:       "runner_up_time_us": {{[0-9.e+-]+}},
 // JSON:       "size_bytes": 4194304,
 // JSON:       "speedup_vs_nccl": {{[0-9.e+-]+}},
 // JSON:       "time_us": {{[0-9.e+-]+}}
@@ -46,7 +48,7 @@
 // JSON:            "count": 4096,
 // JSON-NEXT:       "dtype": "f16",
 // JSON:            "redop": "max",
-// JSON-NEXT:       "size_bytes": 8192,
+// JSON:            "size_bytes": 8192,
 // JSON:          }
 // JSON-NEXT:   ],
 // JSON-NEXT:   "topology": "a100x8"

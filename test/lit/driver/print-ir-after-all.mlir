@@ -9,8 +9,11 @@
 // CHECK-NEXT: module {
 // CHECK-NEXT:   ccl.program @step world(8) {
 // CHECK-NOT:  sched.program
+// CHECK:      IR Dump After CclSelectAlgorithm (ccl-select-algorithm)
+// CHECK:        ccl.all_reduce {{.*}}algorithm = "{{ring|tree}}"
+// CHECK-NOT:  sched.program
 // CHECK:      IR Dump After CclLowerToSched (ccl-lower-to-sched)
-// CHECK:        ccl.all_reduce {{.*}} {schedule = @step_all_reduce_0}
+// CHECK:        ccl.all_reduce {{.*}}schedule = @step_all_reduce_0
 // CHECK:        sched.program @step_all_reduce_0
 // CHECK:      IR Dump After SchedVerify (sched-verify)
 // CHECK:        sched.program @step_all_reduce_0

@@ -1,0 +1,122 @@
+//===- SelectAlgorithm.cpp - ccl-select-algorithm -------------------------===//
+
+#include "passes/Algorithms.h"
+#include "passes/NcclBaseline.h"
+#include "passes/Passes.h"
+#include "topology/Rings.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace ccopt {
+#define GEN_PASS_DEF_CCLSELECTALGORITHM
+#include "passes/Passes.h.inc"
+} // namespace ccopt
+
+using namespace mlir;
+using namespace ccopt;
+
+namespace {
+
+struct Choice {
+  std::string algorithm;
+  int64_t channels, chunks;
+  double timeUs;
+};
+
+struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    auto loaded = machineFromOptions(getOperation(), topo, topoFile, nodes);
+    if (failed(loaded))
+      return signalPassFailure();
+    if (!*loaded) {
+      getOperation().emitError("ccl-select-algorithm needs a machine (topo or topo-file)");
+      return signalPassFailure();
+    }
+    machine = std::move(**loaded);
+    getOperation().walk([&](ccl::AllReduceOp op) {
+      if (!op->hasAttr("algorithm") && failed(select(op)))
+        signalPassFailure();
+    });
+  }
+
+  /// Simulates one candidate; +inf when it cannot run.
+  double timeOf(AllReduceShape &shape, ArrayRef<int> ranks, StringRef algorithm,
+                int64_t channels, int64_t chunks) {
+    OpBuilder b(&getContext());
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(b.getUnknownLoc());
+    b.setInsertionPointToStart(scratch->getBody());
+    sched::ProgramOp program;
+    if (algorithm == "ring")
+      program = buildRingAllReduce(
+          b, b.getUnknownLoc(), "candidate", shape, chunks, channels,
+          toScheduleRanks(topo::ringOrders(machine, ranks, channels), ranks));
+    else
+      program = buildTreeAllReduce(
+          b, b.getUnknownLoc(), "candidate", shape,
+          ncclTreeParents(shape.ranks, machine.gpusPerNode), chunks, channels);
+    auto result = topo::simulate(program, machine, {topo::Protocol::Simple});
+    if (!result) {
+      llvm::consumeError(result.takeError());
+      return 1e300;
+    }
+    return result->timeUs;
+  }
+
+  LogicalResult select(ccl::AllReduceOp op) {
+    auto n = ccl::participantCount(op, op.getGroupAttr());
+    if (!n)
+      return op.emitError("the number of ranks is unknown: run ccl-assign-world first");
+    auto type = cast<ccl::BufferType>(op.getInput().getType());
+    std::vector<int> ranks;
+    if (FlatSymbolRefAttr group = op.getGroupAttr())
+      llvm::append_range(ranks, cast<ccl::GroupOp>(SymbolTable::lookupSymbolIn(
+                                                       op->getParentOp(), group))
+                                    .getRanks());
+    else
+      for (int r = 0; r < *n; ++r)
+        ranks.push_back(r);
+    AllReduceShape shape{*n, type.getCount(), type.getElementType(), op.getOp(),
+                         op.getInput() == op.getOutput(),
+                         SmallVector<int64_t>(ranks.begin(), ranks.end())};
+    // Per algorithm: every power-of-two channel count, and for each, double
+    // the chunks while that helps.
+    std::vector<Choice> best;
+    int64_t maxChannels = 2 * ncclChannels(machine);
+    for (StringRef algorithm : {"ring", "tree"}) {
+      if (algorithm == "tree" && *n < 3)
+        continue; // a tree of two is the ring
+      std::optional<Choice> bestHere;
+      for (int64_t channels = 1; channels <= maxChannels; channels *= 2) {
+        std::optional<Choice> bestChunks;
+        for (int64_t chunks = 1; chunks <= 256; chunks *= 2) {
+          double us = timeOf(shape, ranks, algorithm, channels, chunks);
+          if (bestChunks && us >= bestChunks->timeUs)
+            break;
+          bestChunks = Choice{algorithm.str(), channels, chunks, us};
+        }
+        // Every channel count is tried: rings per channel can differ (NIC
+        // rails, NVLink-disjoint rings), so time is not unimodal in them.
+        if (!bestHere || bestChunks->timeUs < bestHere->timeUs)
+          bestHere = bestChunks;
+      }
+      best.push_back(*bestHere);
+    }
+    llvm::sort(best, [](const Choice &a, const Choice &b) { return a.timeUs < b.timeUs; });
+    Builder b(&getContext());
+    op->setAttr("algorithm", b.getStringAttr(best[0].algorithm));
+    op->setAttr("channels", b.getI64IntegerAttr(best[0].channels));
+    op->setAttr("chunks", b.getI64IntegerAttr(best[0].chunks));
+    op->setAttr("predicted_us", b.getF64FloatAttr(best[0].timeUs));
+    if (best.size() > 1) {
+      op->setAttr("runner_up", b.getStringAttr(best[1].algorithm));
+      op->setAttr("runner_up_us", b.getF64FloatAttr(best[1].timeUs));
+    }
+    return success();
+  }
+
+  topo::Machine machine;
+};
+
+} // namespace
