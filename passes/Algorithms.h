@@ -75,17 +75,22 @@ mlir::sched::ProgramOp buildPairwiseAllToAll(mlir::OpBuilder &b,
                                              llvm::StringRef name,
                                              const AllReduceShape &shape);
 
-/// NCCL's tree over `ranks` ranks in nodes of `perNode`: a chain inside a
-/// node, a binary tree over the nodes' first ranks. parent[r] (-1: root).
-std::vector<int64_t> ncclTreeParents(int64_t ranks, int64_t perNode);
+/// Trees as parent arrays: parent[r] of schedule rank r (-1: the root).
+using Trees = std::vector<std::vector<int64_t>>;
 
-/// Tree all-reduce: reduce up the tree given by `parent`, then broadcast
-/// down it, pipelined in `chunks` pieces over `channels` channels.
+/// NCCL's double binary tree over `ranks` ranks in nodes of `perNode`: a
+/// chain inside a node, and over the nodes' first ranks a binary tree and
+/// its mirror image (one chain when there is one node).
+Trees ncclTrees(int64_t ranks, int64_t perNode);
+
+/// Tree all-reduce: reduce up a tree, then broadcast down it, pipelined in
+/// `chunks` pieces over `channels` channels; channel c uses tree c mod
+/// trees.size().
 mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc,
                                           llvm::StringRef name,
                                           const AllReduceShape &shape,
-                                          llvm::ArrayRef<int64_t> parent,
-                                          int64_t chunks, int64_t channels);
+                                          const Trees &trees, int64_t chunks,
+                                          int64_t channels);
 
 } // namespace ccopt
 

@@ -122,7 +122,7 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     if (isa<ccl::AllReduceOp>(op) && chosen && chosen.getValue() == "tree")
       insertAfter = ccopt::buildTreeAllReduce(
           b, loc, name, shape,
-          ccopt::ncclTreeParents(*n, machine ? machine->gpusPerNode : *n),
+          ccopt::ncclTrees(*n, machine ? machine->gpusPerNode : *n),
           numChunks, numChannels);
     else if (isa<ccl::AllReduceOp>(op))
       insertAfter = ccopt::buildRingAllReduce(b, loc, name, shape, numChunks,

@@ -59,7 +59,7 @@ ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
       best = candidate;
     return llvm::Error::success();
   };
-  std::vector<int64_t> parents = ncclTreeParents(shape.ranks, machine.gpusPerNode);
+  Trees trees = ncclTrees(shape.ranks, machine.gpusPerNode);
   for (Protocol protocol : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
     int64_t piece = pieceBytes(protocol);
     int64_t perPart = bytes / std::max<int64_t>(1, shape.ranks * channels);
@@ -72,7 +72,7 @@ ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
     int64_t treeChunks =
         std::max<int64_t>(1, (bytes / channels + piece - 1) / piece);
     if (auto error = consider(buildTreeAllReduce(b, b.getUnknownLoc(), "nccl_tree",
-                                                 ring, parents, treeChunks, channels),
+                                                 ring, trees, treeChunks, channels),
                               protocol, AlgorithmFamily::Tree))
       return std::move(error);
   }

@@ -55,7 +55,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     else
       program = buildTreeAllReduce(
           b, b.getUnknownLoc(), "candidate", shape,
-          ncclTreeParents(shape.ranks, machine.gpusPerNode), chunks, channels);
+          ncclTrees(shape.ranks, machine.gpusPerNode), chunks, channels);
     auto result = topo::simulate(program, machine, {topo::Protocol::Simple});
     if (!result) {
       llvm::consumeError(result.takeError());

@@ -11,34 +11,53 @@
 using namespace mlir;
 using namespace mlir::sched;
 
-std::vector<int64_t> ccopt::ncclTreeParents(int64_t ranks, int64_t perNode) {
-  std::vector<int64_t> parent(ranks, -1);
-  for (int64_t r = 0; r < ranks; ++r) {
-    int64_t node = r / perNode, local = r % perNode;
-    if (local > 0)
-      parent[r] = r - 1; // the chain inside a node
-    else if (node > 0)
-      parent[r] = (node - 1) / 2 * perNode; // binary tree over node leaders
+ccopt::Trees ccopt::ncclTrees(int64_t ranks, int64_t perNode) {
+  int64_t nodes = (ranks + perNode - 1) / perNode;
+  // Node k's parent in the first tree; the second is its mirror image, so
+  // that the nodes that are leaves in one are inner nodes in the other and
+  // each tree carries half the data (Sanders, Speck, Traeff; NCCL 2.4).
+  auto parentNode = [&](int64_t k, bool mirror) -> int64_t {
+    if (!mirror)
+      return k == 0 ? -1 : (k - 1) / 2;
+    int64_t m = nodes - 1 - k;
+    return m == 0 ? -1 : nodes - 1 - (m - 1) / 2;
+  };
+  Trees trees;
+  for (bool mirror : {false, true}) {
+    std::vector<int64_t> &parent = trees.emplace_back(ranks, -1);
+    for (int64_t r = 0; r < ranks; ++r) {
+      int64_t node = r / perNode, local = r % perNode;
+      if (local > 0)
+        parent[r] = r - 1; // the chain inside a node
+      else if (int64_t up = parentNode(node, mirror); up >= 0)
+        parent[r] = up * perNode; // the tree over node leaders
+    }
+    if (nodes == 1)
+      break; // one node: a chain, the same for every channel
   }
-  return parent;
+  return trees;
 }
 
 ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
                                     const AllReduceShape &shape,
-                                    ArrayRef<int64_t> parent, int64_t chunks,
+                                    const Trees &trees, int64_t chunks,
                                     int64_t channels) {
   int64_t n = shape.ranks, count = shape.count;
   int64_t blocks = std::max<int64_t>(1, count);
   int64_t numChannels = std::min<int64_t>(channels, blocks);
   int64_t numChunks = std::max<int64_t>(1, std::min<int64_t>(chunks, blocks / numChannels));
   int64_t parts = numChannels * numChunks;
-  std::vector<std::vector<int64_t>> children(n);
-  for (int64_t r = 0; r < n; ++r)
-    if (parent[r] >= 0)
-      children[parent[r]].push_back(r);
+  // children[t][r]: rank r's children in tree t.
+  std::vector<std::vector<std::vector<int64_t>>> children;
   int64_t maxChildren = 1;
-  for (auto &c : children)
-    maxChildren = std::max<int64_t>(maxChildren, c.size());
+  for (const std::vector<int64_t> &parent : trees) {
+    auto &kids = children.emplace_back(n);
+    for (int64_t r = 0; r < n; ++r)
+      if (parent[r] >= 0)
+        kids[parent[r]].push_back(r);
+    for (auto &k : kids)
+      maxChildren = std::max<int64_t>(maxChildren, k.size());
+  }
 
   MLIRContext *ctx = b.getContext();
   auto program = ProgramOp::create(
@@ -60,6 +79,9 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
   };
   bool avg = shape.redop == ccl::ReductionKind::Avg;
   for (int64_t channel = 0; channel < numChannels; ++channel) {
+    // Channels alternate between the trees.
+    const std::vector<int64_t> &parent = trees[channel % trees.size()];
+    const auto &treeChildren = children[channel % trees.size()];
     AffineExpr piece = c + channel * numChunks;
     auto part = [&](BufferKind kind) {
       return PartAttr::get(ctx, kind, AffineMap::get(2, 0, piece), parts);
@@ -79,10 +101,11 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
       auto loop = LoopOp::create(b, loc, 0, numChunks);
       loop.getBody().emplaceBlock();
       b.setInsertionPointToStart(&loop.getBody().front());
-      const std::vector<int64_t> &kids = children[r];
+      const std::vector<int64_t> &kids = treeChildren[r];
       bool root = parent[r] < 0;
-      int64_t mySlot =
-          root ? 0 : llvm::find(children[parent[r]], r) - children[parent[r]].begin();
+      int64_t mySlot = root ? 0
+                            : llvm::find(treeChildren[parent[r]], r) -
+                                  treeChildren[parent[r]].begin();
       // Reduce: the partial sum of the subtree, up to the parent.
       PartAttr partial = part(BufferKind::Input);
       for (auto [i, kid] : llvm::enumerate(kids)) {

@@ -37,7 +37,7 @@ TEST(Algorithms, TreeAllReduceVerifiesAndRuns) {
     ccopt::AllReduceShape shape{c.ranks, c.count, b.getF32Type(),
                                 ccl::ReductionKind::Sum, c.inPlace, {}};
     ccopt::buildTreeAllReduce(b, b.getUnknownLoc(), "tree" + std::to_string(i),
-                              shape, ccopt::ncclTreeParents(c.ranks, c.perNode),
+                              shape, ccopt::ncclTrees(c.ranks, c.perNode),
                               /*chunks=*/3, /*channels=*/2);
   }
   std::string diagnostics;
