@@ -61,7 +61,8 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     });
   }
 
-  /// Lowers a ring collective: input -> output among the participants.
+  /// Lowers one collective (input -> output among the participants) with
+  /// the algorithm chosen for it, or the default one for its kind.
   void lower(ccl::ProgramOp program, Operation *op, int index) {
     auto group = op->getAttrOfType<FlatSymbolRefAttr>("group");
     auto n = ccl::participantCount(op, group);
@@ -71,7 +72,7 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     }
     auto input = cast<ccl::BufferType>(op->getOperand(0).getType());
     auto output = cast<ccl::BufferType>(op->getOperand(1).getType());
-    // The ring moves n blocks of the larger buffer's n-th.
+    // Rings and chains move the larger buffer, in n blocks for the halves.
     auto whole = input.getCount() >= output.getCount() ? input : output;
     ccl::ReductionKind redop = ccl::ReductionKind::Sum;
     if (auto kind = op->getAttrOfType<ccl::ReductionKindAttr>("op"))
