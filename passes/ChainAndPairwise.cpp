@@ -9,29 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Algorithms.h"
+#include "passes/ScheduleBuilding.h"
 
 using namespace mlir;
 using namespace mlir::sched;
+using namespace ccopt::detail;
 
 namespace {
-
-ProgramOp createProgram(OpBuilder &b, Location loc, StringRef name,
-                        ccl::CollectiveKind kind, const ccopt::AllReduceShape &shape,
-                        bool hasRedop, int64_t scratch, std::optional<int64_t> root,
-                        StringRef algorithm, int64_t channels, int64_t chunks) {
-  MLIRContext *ctx = b.getContext();
-  auto program = ProgramOp::create(
-      b, loc, name, kind,
-      hasRedop ? ccl::ReductionKindAttr::get(ctx, shape.redop) : ccl::ReductionKindAttr(),
-      shape.ranks, channels, shape.elementType, /*wire=*/TypeAttr(), shape.count,
-      shape.count, scratch, root ? b.getI64IntegerAttr(*root) : IntegerAttr(),
-      shape.inPlace, algorithm, chunks,
-      shape.rankMap.empty() ? DenseI64ArrayAttr()
-                            : b.getDenseI64ArrayAttr(shape.rankMap));
-  program.getBody().emplaceBlock();
-  return program;
-}
 
 /// Starts a task (one rank, or every rank) and a loop over the chunks; the
 /// builder inserts into the loop until the guard goes.
@@ -64,10 +48,11 @@ ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
                                      ArrayRef<int64_t> order) {
   int64_t n = shape.ranks;
   auto [numChannels, numChunks] = clampPieces(shape.count, chunks, channels);
-  auto program = createProgram(
+  auto program = buildProgram(
       b, loc, name, reduce ? ccl::CollectiveKind::Reduce : ccl::CollectiveKind::Broadcast,
-      shape, reduce, /*scratch=*/reduce && n > 1 ? shape.count : 0, root,
-      "chain", numChannels, numChunks);
+      shape, reduce, shape.count, shape.count,
+      /*scratch=*/reduce && n > 1 ? shape.count : 0, root, "chain", numChannels,
+      numChunks);
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
   // The chain visits `order` rotated to start at the root; a reduce runs it
@@ -130,15 +115,13 @@ ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
 ProgramOp ccopt::buildPairwiseAllToAll(OpBuilder &b, Location loc, StringRef name,
                                        const AllReduceShape &shape) {
   int64_t n = shape.ranks;
-  auto program = createProgram(b, loc, name, ccl::CollectiveKind::AllToAll, shape,
-                               /*hasRedop=*/false, /*scratch=*/0, std::nullopt,
-                               "pairwise", /*channels=*/1, /*chunks=*/1);
+  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllToAll, shape,
+                              /*hasRedop=*/false, shape.count, shape.count,
+                              /*scratch=*/0, std::nullopt, "pairwise",
+                              /*channels=*/1, /*chunks=*/1);
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
-  b.setInsertionPointToEnd(&program.getBody().front());
-  auto task = TaskOp::create(b, loc, 0, IntegerAttr(), DenseI64ArrayAttr());
-  task.getBody().emplaceBlock();
-  b.setInsertionPointToStart(&task.getBody().front());
+  buildTask(b, loc, program, /*channel=*/0);
   AffineExpr r = getAffineDimExpr(0, ctx), s = getAffineDimExpr(1, ctx);
   auto block = [&](BufferKind kind, AffineExpr j, unsigned dims) {
     return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, j % n), n);

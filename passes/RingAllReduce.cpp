@@ -6,12 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Algorithms.h"
-
-#include "llvm/ADT/Sequence.h"
+#include "passes/ScheduleBuilding.h"
 
 using namespace mlir;
 using namespace mlir::sched;
+using namespace ccopt::detail;
 
 namespace {
 
@@ -80,17 +79,10 @@ private:
   }
 
   AffineMapAttr peer(AffineExpr rank, unsigned numDims) {
-    return AffineMapAttr::get(AffineMap::get(numDims, 0, rank % n));
+    return ringPeer(rank, n, numDims);
   }
-
   template <typename Fn> void withLoop(int64_t lower, int64_t upper, Fn body) {
-    if (upper <= lower)
-      return;
-    auto loop = LoopOp::create(b, loc, lower, upper);
-    loop.getBody().emplaceBlock();
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&loop.getBody().front());
-    body();
+    buildLoop(b, loc, lower, upper, body);
   }
 
   OpBuilder &b;
@@ -109,31 +101,15 @@ ProgramOp ccopt::buildRingAllReduce(OpBuilder &b, Location loc, StringRef name,
   int64_t numChannels = std::min<int64_t>(channels, blocks);
   int64_t numChunks =
       n == 1 ? 1 : std::max<int64_t>(1, std::min<int64_t>(chunks, blocks / numChannels));
-  MLIRContext *ctx = b.getContext();
-  auto program = ProgramOp::create(
-      b, loc, name, ccl::CollectiveKind::AllReduce,
-      ccl::ReductionKindAttr::get(ctx, shape.redop), n, numChannels,
-      shape.elementType, /*wire=*/TypeAttr(), count, count,
-      /*scratch_count=*/n > 1 ? count : 0, /*root=*/IntegerAttr(),
-      shape.inPlace, "ring", numChunks,
-      shape.rankMap.empty() ? DenseI64ArrayAttr()
-                            : b.getDenseI64ArrayAttr(shape.rankMap));
-  program.getBody().emplaceBlock();
+  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce,
+                              shape, /*hasRedop=*/true, count, count,
+                              /*scratch=*/n > 1 ? count : 0, std::nullopt,
+                              "ring", numChannels, numChunks);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&program.getBody().front());
   RingAllReduceBuilder ring(b, loc, n, numChunks, numChannels);
   bool finalize = shape.redop == ccl::ReductionKind::Avg;
   for (int64_t channel = 0; channel < numChannels; ++channel) {
-    DenseI64ArrayAttr order;
-    if (!orders.empty()) {
-      const std::vector<int64_t> &o = orders[channel % orders.size()];
-      if (!llvm::equal(o, llvm::seq<int64_t>(0, n)))
-        order = b.getDenseI64ArrayAttr(o);
-    }
-    auto task = TaskOp::create(b, loc, channel, IntegerAttr(), order);
-    task.getBody().emplaceBlock();
-    OpBuilder::InsertionGuard taskGuard(b);
-    b.setInsertionPointToStart(&task.getBody().front());
+    buildTask(b, loc, program, channel, orders);
     ring.buildTask(channel, shape.inPlace, finalize);
   }
   return program;

@@ -7,12 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Algorithms.h"
-
-#include "llvm/ADT/Sequence.h"
+#include "passes/ScheduleBuilding.h"
 
 using namespace mlir;
 using namespace mlir::sched;
+using namespace ccopt::detail;
 
 namespace {
 
@@ -87,16 +86,10 @@ private:
                          AffineMap::get(numDims, 0, c + channel * chunks), blocks);
   }
   AffineMapAttr peer(AffineExpr rank, unsigned numDims) {
-    return AffineMapAttr::get(AffineMap::get(numDims, 0, rank % n));
+    return ringPeer(rank, n, numDims);
   }
   template <typename Fn> void withLoop(int64_t lower, int64_t upper, Fn body) {
-    if (upper <= lower)
-      return;
-    auto loop = LoopOp::create(b, loc, lower, upper);
-    loop.getBody().emplaceBlock();
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&loop.getBody().front());
-    body();
+    buildLoop(b, loc, lower, upper, body);
   }
 
   OpBuilder &b;
@@ -111,33 +104,17 @@ ProgramOp buildRingHalf(OpBuilder &b, Location loc, StringRef name, Half half,
   int64_t numChannels = std::min<int64_t>(channels, std::max<int64_t>(1, m));
   int64_t numChunks =
       std::max<int64_t>(1, std::min<int64_t>(chunks, m / numChannels));
-  MLIRContext *ctx = b.getContext();
   bool scatter = half == Half::ReduceScatter;
-  auto program = ProgramOp::create(
+  auto program = buildProgram(
       b, loc, name,
       scatter ? ccl::CollectiveKind::ReduceScatter : ccl::CollectiveKind::AllGather,
-      scatter ? ccl::ReductionKindAttr::get(ctx, shape.redop) : ccl::ReductionKindAttr(),
-      n, numChannels, shape.elementType, /*wire=*/TypeAttr(),
-      /*input_count=*/scatter ? n * m : m, /*output_count=*/scatter ? m : n * m,
-      /*scratch_count=*/scatter && n > 1 ? n * m : 0, /*root=*/IntegerAttr(),
-      /*in_place=*/false, "ring", numChunks,
-      shape.rankMap.empty() ? DenseI64ArrayAttr()
-                            : b.getDenseI64ArrayAttr(shape.rankMap));
-  program.getBody().emplaceBlock();
+      shape, /*hasRedop=*/scatter, /*input=*/scatter ? n * m : m,
+      /*output=*/scatter ? m : n * m, /*scratch=*/scatter && n > 1 ? n * m : 0,
+      std::nullopt, "ring", numChannels, numChunks);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&program.getBody().front());
   RingHalfBuilder ring(b, loc, n, numChunks, numChannels);
   for (int64_t channel = 0; channel < numChannels; ++channel) {
-    DenseI64ArrayAttr order;
-    if (!orders.empty()) {
-      const std::vector<int64_t> &o = orders[channel % orders.size()];
-      if (!llvm::equal(o, llvm::seq<int64_t>(0, n)))
-        order = b.getDenseI64ArrayAttr(o);
-    }
-    auto task = TaskOp::create(b, loc, channel, IntegerAttr(), order);
-    task.getBody().emplaceBlock();
-    OpBuilder::InsertionGuard taskGuard(b);
-    b.setInsertionPointToStart(&task.getBody().front());
+    buildTask(b, loc, program, channel, orders);
     ring.buildTask(half, channel, shape.redop == ccl::ReductionKind::Avg);
   }
   return program;

@@ -6,10 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Algorithms.h"
+#include "passes/ScheduleBuilding.h"
 
 using namespace mlir;
 using namespace mlir::sched;
+using namespace ccopt::detail;
 
 ccopt::Trees ccopt::ncclTrees(int64_t ranks, int64_t perNode) {
   int64_t nodes = (ranks + perNode - 1) / perNode;
@@ -60,15 +61,10 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
   }
 
   MLIRContext *ctx = b.getContext();
-  auto program = ProgramOp::create(
-      b, loc, name, ccl::CollectiveKind::AllReduce,
-      ccl::ReductionKindAttr::get(ctx, shape.redop), n, numChannels,
-      shape.elementType, /*wire=*/TypeAttr(), count, count,
-      /*scratch_count=*/n > 1 ? count * maxChildren : 0, /*root=*/IntegerAttr(),
-      shape.inPlace, "tree", numChunks,
-      shape.rankMap.empty() ? DenseI64ArrayAttr()
-                            : b.getDenseI64ArrayAttr(shape.rankMap));
-  program.getBody().emplaceBlock();
+  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
+                              /*hasRedop=*/true, count, count,
+                              /*scratch=*/n > 1 ? count * maxChildren : 0,
+                              std::nullopt, "tree", numChannels, numChunks);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&program.getBody().front());
 

@@ -1,0 +1,49 @@
+//===- ScheduleBuilding.cpp - pieces every schedule builder uses ----------===//
+
+#include "passes/ScheduleBuilding.h"
+
+#include "llvm/ADT/Sequence.h"
+
+using namespace mlir;
+using namespace mlir::sched;
+
+ProgramOp ccopt::detail::buildProgram(OpBuilder &b, Location loc, StringRef name,
+                                      ccl::CollectiveKind kind,
+                                      const AllReduceShape &shape, bool hasRedop,
+                                      int64_t inputCount, int64_t outputCount,
+                                      int64_t scratchCount,
+                                      std::optional<int64_t> root,
+                                      StringRef algorithm, int64_t channels,
+                                      int64_t chunks) {
+  MLIRContext *ctx = b.getContext();
+  auto program = ProgramOp::create(
+      b, loc, name, kind,
+      hasRedop ? ccl::ReductionKindAttr::get(ctx, shape.redop)
+               : ccl::ReductionKindAttr(),
+      shape.ranks, channels, shape.elementType, /*wire=*/TypeAttr(), inputCount,
+      outputCount, scratchCount, root ? b.getI64IntegerAttr(*root) : IntegerAttr(),
+      shape.inPlace, algorithm, chunks,
+      shape.rankMap.empty() ? DenseI64ArrayAttr()
+                            : b.getDenseI64ArrayAttr(shape.rankMap));
+  program.getBody().emplaceBlock();
+  return program;
+}
+
+TaskOp ccopt::detail::buildTask(OpBuilder &b, Location loc, ProgramOp program,
+                                int64_t channel, const RingOrders &orders) {
+  DenseI64ArrayAttr order;
+  if (!orders.empty()) {
+    const std::vector<int64_t> &o = orders[channel % orders.size()];
+    if (!llvm::equal(o, llvm::seq<int64_t>(0, program.getRanks())))
+      order = b.getDenseI64ArrayAttr(o);
+  }
+  b.setInsertionPointToEnd(&program.getBody().front());
+  auto task = TaskOp::create(b, loc, channel, IntegerAttr(), order);
+  task.getBody().emplaceBlock();
+  b.setInsertionPointToStart(&task.getBody().front());
+  return task;
+}
+
+AffineMapAttr ccopt::detail::ringPeer(AffineExpr rank, int64_t n, unsigned numDims) {
+  return AffineMapAttr::get(AffineMap::get(numDims, 0, rank % n));
+}
