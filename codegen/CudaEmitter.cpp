@@ -142,6 +142,7 @@ private:
   raw_indented_ostream &os;
   unsigned depth = 0;
   std::string taskTable; // order table of the task being printed, if any
+  Operation *unsupported = nullptr; // a step the device primitives lack
 };
 
 void KernelPrinter::printTables() {
@@ -247,6 +248,13 @@ void KernelPrinter::printStep(Operation *op) {
         }
         os << "cc_post_send(args, rank, ch, to);\n";
       })
+      .Case([&](SignalOp signal) {
+        peer("to", signal.getPeer());
+        os << "cc_post_send(args, rank, ch, to);\n";
+      })
+      .Case<MultimemReduceOp, MultimemStoreOp>([&](Operation *mm) {
+        unsupported = mm;
+      })
       .Case([&](RecvCopySendOp rcs) {
         peer("from", rcs.getFrom());
         peer("to", rcs.getTo());
@@ -326,6 +334,10 @@ LogicalResult KernelPrinter::print() {
   os << "cc_end(args, rank);\n";
   os.unindent();
   os << "}\n";
+  if (unsupported)
+    return unsupported->emitError("no CUDA emission for ")
+           << unsupported->getName()
+           << " yet: NVLS needs multicast memory the runtime does not set up";
   return success();
 }
 

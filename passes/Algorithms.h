@@ -75,6 +75,14 @@ mlir::sched::ProgramOp buildPairwiseAllToAll(mlir::OpBuilder &b,
                                              llvm::StringRef name,
                                              const AllReduceShape &shape);
 
+/// NVLS all-reduce (in-switch reduction on Hopper NVSwitch): every rank
+/// reduces its part through the switch, stores it to all ranks at once,
+/// then signals everyone. Simulated only (no CUDA emission yet).
+mlir::sched::ProgramOp buildNvlsAllReduce(mlir::OpBuilder &b, mlir::Location loc,
+                                          llvm::StringRef name,
+                                          const AllReduceShape &shape,
+                                          int64_t chunks, int64_t channels);
+
 /// Trees as parent arrays: parent[r] of schedule rank r (-1: the root).
 using Trees = std::vector<std::vector<int64_t>>;
 

@@ -76,5 +76,18 @@ ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
                               protocol, AlgorithmFamily::Tree))
       return std::move(error);
   }
+  // NVLS: Hopper's NVSwitch reduces in the switch (one node, Simple only).
+  bool oneNode = llvm::all_of(ranks, [&](int r) {
+    return machine.nodeOf(r) == machine.nodeOf(ranks.front());
+  });
+  if (machine.nvls && oneNode && shape.ranks > 1) {
+    int64_t piece = pieceBytes(Protocol::Simple);
+    int64_t perPart = bytes / std::max<int64_t>(1, shape.ranks * channels);
+    int64_t chunks = std::max<int64_t>(1, (perPart + piece - 1) / piece);
+    if (auto error = consider(buildNvlsAllReduce(b, b.getUnknownLoc(), "nccl_nvls",
+                                                 ring, chunks, channels),
+                              Protocol::Simple, AlgorithmFamily::Nvls))
+      return std::move(error);
+  }
   return *best;
 }

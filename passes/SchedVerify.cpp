@@ -487,6 +487,43 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
           return failure();
         return sendTo(*to, rcs.getDst(), src->first, src->second);
       })
+      .Case([&](SignalOp signal) -> LogicalResult {
+        auto to = peer(t, op, signal.getPeer(), dims);
+        if (!to)
+          return failure();
+        post(t, *to);
+        return success();
+      })
+      .Case([&](MultimemReduceOp mm) -> LogicalResult {
+        // The switch reads the part from every rank and reduces.
+        auto src = range(t, op, mm.getSrc(), dims);
+        auto dst = src ? range(t, op, mm.getDst(), dims) : std::nullopt;
+        if (!dst || failed(sameSize(t, op, {&*src, &*dst})))
+          return failure();
+        std::optional<Slice> sum;
+        for (int64_t q = 0; q < n; ++q) {
+          auto slice = read(t, op, q, *src);
+          if (!slice)
+            return failure();
+          bool last = q + 1 == n;
+          sum = !sum ? *slice
+                     : combine(t, op, *sum, *slice, last && mm.getFinalize(), *src);
+          if (!sum)
+            return failure();
+        }
+        return write(t, op, r, *dst, *sum);
+      })
+      .Case([&](MultimemStoreOp mm) -> LogicalResult {
+        // One write, replicated by the switch into every rank.
+        auto src = readPart(mm.getSrc());
+        auto dst = src ? range(t, op, mm.getDst(), dims) : std::nullopt;
+        if (!dst || failed(sameSize(t, op, {&src->first, &*dst})))
+          return failure();
+        for (int64_t q = 0; q < n; ++q)
+          if (failed(write(t, op, q, *dst, src->second)))
+            return failure();
+        return success();
+      })
       .Default([&](Operation *) {
         fail(t, op) << "is not a step";
         return failure();

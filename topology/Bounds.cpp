@@ -39,6 +39,10 @@ double ccopt::topo::lowerBoundUs(CollectiveKind kind, llvm::ArrayRef<int> ranks,
     gpuBandwidth = std::min(gpuBandwidth, machine.injectionBandwidth(r));
     nodes.insert(machine.nodeOf(r));
   }
+  // A switch that reduces (NVLS) halves what an all-reduce must move per
+  // GPU: each sends its data once and receives the result once.
+  if (kind == CollectiveKind::AllReduce && machine.nvls && nodes.size() == 1)
+    share = static_cast<double>(n - 1) / n;
   double transferUs = share * bytes / (gpuBandwidth * 1e3); // GB/s = 1e3 B/µs
   // Several nodes: a node's NICs carry what leaves it. For the reductions
   // and gathers that is the same share of the node-level data (one buffer

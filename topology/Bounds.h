@@ -4,7 +4,8 @@
 // collective needs at least ceil(log2 n) message latencies, and each rank
 // must move a fixed share of the data through its bottleneck cut. Two cuts
 // are checked: a GPU's own links (its injection bandwidth) and, on several
-// nodes, a node's NICs. Bandwidths are effective ones (what NCCL's best
+// nodes, a node's NICs; on an NVLS switch an all-reduce moves half as much
+// per GPU. Bandwidths are effective ones (what NCCL's best
 // protocol achieves), so the bound is achievable and "fraction of bound"
 // means something.
 //

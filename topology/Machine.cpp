@@ -113,6 +113,18 @@ LinkKind Machine::routeKind(int src, int dst) const {
   return worst;
 }
 
+std::optional<std::pair<int, int>> Machine::nvSwitchLinks(int rank) const {
+  for (int up : outgoing[gpuDevices[rank]]) {
+    int sw = linkList[up].to;
+    if (deviceList[sw].kind != DeviceKind::NvSwitch)
+      continue;
+    for (int down : outgoing[sw])
+      if (linkList[down].to == gpuDevices[rank])
+        return std::make_pair(up, down);
+  }
+  return std::nullopt;
+}
+
 double Machine::injectionBandwidth(int rank) const {
   // The cut around the GPU: every link it has (NVLink and PCIe alike; a
   // schedule may use both at once, e.g. NVLink inside a node while the

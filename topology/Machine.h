@@ -81,6 +81,10 @@ public:
   /// The most remote kind of link on the route (Net > Smp > Pcie > NvLink).
   LinkKind routeKind(int src, int dst) const;
 
+  /// The links between rank `rank` and its NVSwitch (to it, from it), or
+  /// std::nullopt when the GPU has none.
+  std::optional<std::pair<int, int>> nvSwitchLinks(int rank) const;
+
   /// GB/s rank `rank` can send (or receive) at most: the sum over its links.
   double injectionBandwidth(int rank) const;
   /// GB/s that leave one node through its NICs (0 for one node).

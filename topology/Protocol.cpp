@@ -26,7 +26,10 @@ std::optional<Protocol> ccopt::topo::parseProtocol(llvm::StringRef name) {
 }
 
 double ccopt::topo::baseLatencyUs(AlgorithmFamily family, Protocol protocol) {
-  // {LL, LL128, Simple}: ring 6.6 / 14 / 8.4, tree 6.8 / 14 / 8.4.
+  // {LL, LL128, Simple}: ring 6.6 / 14 / 8.4, tree 6.8 / 14 / 8.4; NVLS 25
+  // inside a node (it runs Simple only).
+  if (family == AlgorithmFamily::Nvls)
+    return 25;
   static const double ring[] = {6.6, 14, 8.4}, tree[] = {6.8, 14, 8.4};
   return (family == AlgorithmFamily::Ring ? ring : tree)[static_cast<int>(protocol)];
 }
@@ -39,7 +42,8 @@ double ccopt::topo::hopLatencyUs(AlgorithmFamily family, Protocol protocol,
   static const double ring[3][3] = {{0.6, 1.9, 3.4}, {1.0, 2.5, 5.7}, {2.7, 4.0, 14}};
   static const double tree[3][3] = {{0.6, 1.25, 4.0}, {1.0, 1.9, 4.0}, {5, 8.5, 14}};
   int row = kind == LinkKind::NvLink ? 0 : kind == LinkKind::Net ? 2 : 1;
-  return (family == AlgorithmFamily::Ring ? ring : tree)[row][static_cast<int>(protocol)];
+  // NVLS steps cross the NVSwitch like a ring hop.
+  return (family == AlgorithmFamily::Tree ? tree : ring)[row][static_cast<int>(protocol)];
 }
 
 double ccopt::topo::bandwidthEfficiency(Protocol protocol) {

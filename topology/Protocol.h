@@ -16,7 +16,8 @@
 namespace ccopt::topo {
 
 enum class Protocol { LL, LL128, Simple };
-enum class AlgorithmFamily { Ring, Tree };
+/// Whose latencies apply: NCCL's ring, tree or NVLS (in-switch reduction).
+enum class AlgorithmFamily { Ring, Tree, Nvls };
 
 llvm::StringRef toString(Protocol protocol);
 std::optional<Protocol> parseProtocol(llvm::StringRef name);

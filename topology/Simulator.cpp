@@ -13,6 +13,7 @@
 #include <deque>
 #include <map>
 #include <queue>
+#include <unordered_map>
 
 using namespace ccopt::topo;
 using namespace mlir;
@@ -37,6 +38,8 @@ struct Flow {
   uint64_t version = 0; // bumps when the predicted finish changes
   bool active = false;
   llvm::StringRef step; // the step's op name, for the trace
+  /// What the flow is: a message, or part of an NVLS reduce or store.
+  enum Kind { Message, Reduce, Store } kind = Message;
 };
 
 struct Thread {
@@ -48,6 +51,11 @@ struct Thread {
   bool received = false; // its message is consumed
   bool done = false;
   double stepStart = 0;
+  // NVLS: flows of the reduce in progress (the step waits for them) and of
+  // stores still landing (they overlap the next reduce, as NCCL's gather
+  // warps do; a signal waits for them).
+  int pendingReduce = 0, pendingStores = 0;
+  bool waitingForStores = false;
   // The route to the last peer sent to (schedules send to few peers).
   int64_t routePeer = -1;
   const std::vector<int> *route = nullptr;
@@ -60,9 +68,10 @@ public:
       : program(program), machine(machine), options(options),
         n(program.getRanks()), channels(program.getChannels()),
         load(machine.links().size(), 0), onLink(machine.links().size()) {
-    family = options.family.value_or(program.getAlgorithm() == "tree"
-                                          ? AlgorithmFamily::Tree
-                                          : AlgorithmFamily::Ring);
+    StringRef algorithm = program.getAlgorithm();
+    family = options.family.value_or(algorithm == "tree"   ? AlgorithmFamily::Tree
+                                     : algorithm == "nvls" ? AlgorithmFamily::Nvls
+                                                           : AlgorithmFamily::Ring);
     if (options.foldSymmetricChannels && !options.trace)
       classes = channelClasses(program);
     else
@@ -75,6 +84,12 @@ public:
 private:
   void advance(Thread &t);
   void startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step);
+  /// A flow over one GPU<->NVSwitch link, part of an NVLS step.
+  void startSwitchFlow(Thread &t, int link, int64_t bytes, Flow::Kind kind);
+  void addFlow(Thread &t, const std::vector<int> &route, double latencyUs,
+               int64_t to, int64_t bytes, StringRef step, Flow::Kind kind);
+  /// Posts a message from `t` to `to` that arrives at `arrival`.
+  void postMessage(Thread &t, int64_t to, double arrival);
   void finishFlow(int id);
   /// Re-rates every flow sharing a link with `route` (loads changed there).
   void rerate(const std::vector<int> &route);
@@ -114,6 +129,9 @@ private:
   std::priority_queue<Wake, std::vector<Wake>, std::greater<>> wakes;
   SimResult result;
   MapCache maps;
+  std::unordered_map<int, std::vector<int>> linkRoutes; // one-link routes
+  /// Each schedule rank's links to and from its NVSwitch (NVLS steps).
+  std::vector<std::pair<int, int>> switchLinks;
 };
 
 int64_t Simulation::bytesOf(PartAttr part, ArrayRef<int64_t> dims) {
@@ -135,8 +153,24 @@ void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step)
     for (int l : *t.route)
       t.routeLatencyUs += machine.links()[l].latencyUs;
   }
-  const std::vector<int> &route = *t.route;
-  double latency = t.routeLatencyUs;
+  addFlow(t, *t.route, t.routeLatencyUs, to, bytes, step, Flow::Message);
+}
+
+void Simulation::startSwitchFlow(Thread &t, int link, int64_t bytes,
+                                 Flow::Kind kind) {
+  auto [it, inserted] = linkRoutes.try_emplace(link);
+  if (inserted)
+    it->second.push_back(link);
+  ++(kind == Flow::Reduce ? t.pendingReduce : t.pendingStores);
+  addFlow(t, it->second,
+          hopLatencyUs(family, options.protocol, LinkKind::NvLink), t.rank,
+          bytes, kind == Flow::Reduce ? "multimem_reduce" : "multimem_store",
+          kind);
+}
+
+void Simulation::addFlow(Thread &t, const std::vector<int> &route,
+                         double latency, int64_t to, int64_t bytes,
+                         StringRef step, Flow::Kind kind) {
   double cap = machine.channelBandwidth * bandwidthEfficiency(options.protocol);
   if (options.protocol == Protocol::LL)
     cap = std::min(cap, llMaxBandwidth(machine.arch, machine.nodes) / channels);
@@ -152,7 +186,7 @@ void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step)
   uint64_t version = f.version + 1;
   f = Flow{static_cast<int>(&t - threads.data()), to, static_cast<double>(bytes),
            static_cast<double>(bytes), cap * kBytesPerUsPerGBps, 0, now, now,
-           &route, latency, version, true, step};
+           &route, latency, version, true, step, kind};
   for (int l : route) {
     load[l] += t.replicas;
     onLink[l].push_back(id);
@@ -162,6 +196,15 @@ void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step)
   if (route.empty()) { // no link to share: only the channel's own cap
     f.rate = f.cap;
     finishes.push({now + f.remaining / f.rate, ++f.version, id});
+  }
+}
+
+void Simulation::postMessage(Thread &t, int64_t to, double arrival) {
+  int64_t key = (t.rank * n + to) * channels + t.channel;
+  messages[key].push_back(arrival);
+  if (auto it = waiting.find(key); it != waiting.end()) {
+    wake(it->second, arrival);
+    waiting.erase(it);
   }
 }
 
@@ -185,13 +228,8 @@ void Simulation::rerate(const std::vector<int> &route) {
 void Simulation::finishFlow(int id) {
   Flow &f = flows[id];
   Thread &sender = threads[f.thread];
-  double arrival = now + f.latencyUs;
-  int64_t key = (sender.rank * n + f.to) * channels + sender.channel;
-  messages[key].push_back(arrival);
-  if (auto it = waiting.find(key); it != waiting.end()) {
-    wake(it->second, arrival);
-    waiting.erase(it);
-  }
+  if (f.kind == Flow::Message)
+    postMessage(sender, f.to, now + f.latencyUs);
   if (options.trace) {
     record(trackOf(sender), f.step, f.start, now, f.bytes);
     for (int l : *f.route) {
@@ -211,9 +249,21 @@ void Simulation::finishFlow(int id) {
   f.active = false;
   ++f.version;
   freeFlows.push_back(id);
+  Flow::Kind kind = f.kind;
+  double latency = f.latencyUs;
   rerate(*f.route);
-  // The sender goes on now (this may reuse the flow's slot).
-  advance(sender);
+  // The sender goes on now (this may reuse the flow's slot); an NVLS step
+  // ends a hop after its last flow.
+  int self = &sender - threads.data();
+  if (kind == Flow::Message)
+    advance(sender);
+  else if (kind == Flow::Reduce && --sender.pendingReduce == 0)
+    wake(self, now + latency);
+  else if (kind == Flow::Store && --sender.pendingStores == 0 &&
+           sender.waitingForStores) {
+    sender.waitingForStores = false;
+    wake(self, now + latency);
+  }
 }
 
 /// Runs `t` from where it stands until it waits for a message, a flow or a
@@ -257,6 +307,7 @@ void Simulation::advance(Thread &t) {
       startFlow(t, peerRank(op, to, t.dims, &maps), bytesOf(dst, t.dims),
                 op->getName().stripDialect());
     };
+    bool retry = false; // blocked before the step could start
     bool blocked = TypeSwitch<Operation *, bool>(op)
                        .Case([&](CopyOp c) {
                          local(bytesOf(c.getDst(), t.dims));
@@ -278,10 +329,44 @@ void Simulation::advance(Thread &t) {
                          send(s.getTo(), s.getDst());
                          return true;
                        })
+                       .Case([&](SignalOp s) {
+                         if (t.pendingStores > 0) { // signal what has landed
+                           t.waitingForStores = true;
+                           retry = true;
+                           return true;
+                         }
+                         int64_t to = peerRank(op, s.getPeer(), t.dims, &maps);
+                         postMessage(t, to,
+                                     now + hopLatencyUs(family, options.protocol,
+                                                        machine.routeKind(
+                                                            program.worldRank(t.rank),
+                                                            program.worldRank(to))));
+                         return false;
+                       })
+                       .Case([&](MultimemReduceOp m) {
+                         // Every rank's part up to the switch, the sum down.
+                         int64_t bytes = bytesOf(m.getDst(), t.dims);
+                         for (int64_t q = 0; q < n; ++q)
+                           startSwitchFlow(t, switchLinks[q].first, bytes, Flow::Reduce);
+                         startSwitchFlow(t, switchLinks[t.rank].second, bytes, Flow::Reduce);
+                         return true;
+                       })
+                       .Case([&](MultimemStoreOp m) {
+                         // One copy up, the switch's copies down to every rank.
+                         int64_t bytes = bytesOf(m.getDst(), t.dims);
+                         startSwitchFlow(t, switchLinks[t.rank].first, bytes, Flow::Store);
+                         for (int64_t q = 0; q < n; ++q)
+                           startSwitchFlow(t, switchLinks[q].second, bytes, Flow::Store);
+                         return false; // lands while the next step runs
+                       })
                        .Default([&](Operation *) {
                          record(trackOf(t), "recv", t.stepStart, now, 0);
                          return false;
                        });
+    if (retry) {
+      result.steps -= t.replicas;
+      return;
+    }
     if (blocked) {
       // The step ends when its flow or local work does; wake() resumes it.
       t.op = nullptr;
@@ -303,6 +388,23 @@ llvm::Expected<SimResult> Simulation::run() {
     return llvm::createStringError(
         "the schedule has %lld ranks, but the machine has %d GPUs",
         (long long)n, machine.ranks());
+  bool nvls = false;
+  program.walk([&](Operation *op) {
+    nvls |= isa<MultimemReduceOp, MultimemStoreOp>(op);
+  });
+  if (nvls) {
+    if (!machine.nvls)
+      return llvm::createStringError(
+          "the schedule reduces in the NVSwitch (NVLS), which %s does not have",
+          machine.name.c_str());
+    for (int64_t r = 0; r < n; ++r) {
+      auto links = machine.nvSwitchLinks(program.worldRank(r));
+      if (!links)
+        return llvm::createStringError("rank %lld has no NVSwitch for NVLS",
+                                       (long long)r);
+      switchLinks.push_back(*links);
+    }
+  }
   now = baseLatencyUs(family, options.protocol);
   threads.reserve(n * classes.size());
   for (int64_t r = 0; r < n; ++r)

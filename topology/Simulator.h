@@ -27,7 +27,7 @@ namespace ccopt::topo {
 struct SimOptions {
   Protocol protocol = Protocol::Simple;
   /// Whose latencies apply; by default the program's algorithm says
-  /// ("tree" is a tree, anything else a ring).
+  /// ("tree", "nvls", anything else a ring).
   std::optional<AlgorithmFamily> family;
   /// Record a trace (a track per rank/channel and per link).
   bool trace = false;

@@ -203,3 +203,17 @@ LogicalResult RecvCopySendOp::verify() {
                  failed(verifyMap(*this, "to", getTo())) ||
                  failed(verifyPart(*this, "destination", getDst())));
 }
+
+LogicalResult SignalOp::verify() { return verifyMap(*this, "peer", getPeer()); }
+
+LogicalResult MultimemReduceOp::verify() {
+  if (!(*this)->getParentOfType<ProgramOp>().getRedop())
+    return emitOpError("needs a program with a reduction (redop)");
+  return failure(failed(verifyPart(*this, "source", getSrc())) ||
+                 failed(verifyPart(*this, "destination", getDst())));
+}
+
+LogicalResult MultimemStoreOp::verify() {
+  return failure(failed(verifyPart(*this, "source", getSrc())) ||
+                 failed(verifyPart(*this, "destination", getDst())));
+}

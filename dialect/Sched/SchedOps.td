@@ -262,4 +262,46 @@ def Sched_RecvCopySendOp : Sched_StepOp<"recv_copy_send"> {
   let assemblyFormat = "`from` $from $recvd `to` $to `at` $dst attr-dict";
 }
 
+def Sched_SignalOp : Sched_StepOp<"signal"> {
+  let summary = "signal the peer without data";
+  let description = [{
+    Counts as a message: the peer's matching `recv` waits for it. Barriers
+    and the end of in-switch phases are made of signals.
+
+    ```mlir
+    sched.signal to affine_map<(d0) -> ((d0 + 1) mod 8)>
+    ```
+  }];
+  let arguments = (ins AffineMapAttr:$peer);
+  let assemblyFormat = "`to` $peer attr-dict";
+}
+
+def Sched_MultimemReduceOp : Sched_StepOp<"multimem_reduce"> {
+  let summary = "read a part of every rank's buffer through the NVSwitch, reduced";
+  let description = [{
+    NVLS (NVSwitch multicast with in-switch reduction): the switch reads the
+    part from every rank and returns the reduction. Only machines with NVLS
+    run it; ccopt simulates it (the NCCL baseline) but emits no code for it.
+
+    ```mlir
+    sched.multimem_reduce <input, (d0) -> (d0), 8> -> <output, (d0) -> (d0), 8>
+    ```
+  }];
+  let arguments = (ins Sched_PartAttr:$src, Sched_PartAttr:$dst, UnitAttr:$finalize);
+  let assemblyFormat = "$src `->` $dst (`finalize` $finalize^)? attr-dict";
+}
+
+def Sched_MultimemStoreOp : Sched_StepOp<"multimem_store"> {
+  let summary = "write a part into that part of every rank's buffer through the NVSwitch";
+  let description = [{
+    NVLS multicast store: one write, replicated by the switch to every rank.
+
+    ```mlir
+    sched.multimem_store <output, (d0) -> (d0), 8> -> <output, (d0) -> (d0), 8>
+    ```
+  }];
+  let arguments = (ins Sched_PartAttr:$src, Sched_PartAttr:$dst);
+  let assemblyFormat = "$src `->` $dst attr-dict";
+}
+
 #endif
