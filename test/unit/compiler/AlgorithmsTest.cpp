@@ -19,6 +19,23 @@ using namespace mlir;
 
 namespace {
 
+/// Diagnostics as text, collected while alive.
+struct Diagnostics {
+  explicit Diagnostics(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &d) {
+          text += d.str() + "\n";
+          return success();
+        }) {}
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+
+LogicalResult verifySchedules(ModuleOp module) {
+  PassManager pm(module.getContext());
+  pm.addPass(ccopt::createSchedVerify());
+  return pm.run(module);
+}
+
 TEST(Algorithms, TreeAllReduceVerifiesAndRuns) {
   MLIRContext context;
   ccopt::test::loadDialects(context);
@@ -40,14 +57,8 @@ TEST(Algorithms, TreeAllReduceVerifiesAndRuns) {
                               shape, ccopt::ncclTrees(c.ranks, c.perNode),
                               /*chunks=*/3, /*channels=*/2);
   }
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return success();
-  });
-  PassManager pm(&context);
-  pm.addPass(ccopt::createSchedVerify());
-  ASSERT_TRUE(succeeded(pm.run(*module))) << diagnostics;
+  Diagnostics diagnostics(context);
+  ASSERT_TRUE(succeeded(verifySchedules(*module))) << diagnostics.text;
 
   std::string cuda;
   llvm::raw_string_ostream os(cuda);
@@ -101,21 +112,15 @@ TEST(Algorithms, NvlsAllReduceVerifies) {
                                 "nvls" + std::to_string(index++), shape,
                                 /*chunks=*/2, /*channels=*/2);
     }
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return success();
-  });
-  PassManager pm(&context);
-  pm.addPass(ccopt::createSchedVerify());
-  EXPECT_TRUE(succeeded(pm.run(*module))) << diagnostics;
+  Diagnostics diagnostics(context);
+  EXPECT_TRUE(succeeded(verifySchedules(*module))) << diagnostics.text;
   // No CUDA for them yet: the emitter says so instead of printing.
   std::string cuda;
   llvm::raw_string_ostream os(cuda);
   EXPECT_TRUE(failed(ccopt::emitCuda(*module, os)));
-  EXPECT_NE(diagnostics.find("no CUDA emission for sched.multimem_"),
+  EXPECT_NE(diagnostics.text.find("no CUDA emission for sched.multimem_"),
             std::string::npos)
-      << diagnostics;
+      << diagnostics.text;
 }
 
 } // namespace
