@@ -75,6 +75,13 @@ mlir::sched::ProgramOp buildPairwiseAllToAll(mlir::OpBuilder &b,
                                              llvm::StringRef name,
                                              const AllReduceShape &shape);
 
+/// Dissemination barrier: ceil(log2 n) rounds of signals at doubling
+/// distances; no data.
+mlir::sched::ProgramOp buildDisseminationBarrier(mlir::OpBuilder &b,
+                                                 mlir::Location loc,
+                                                 llvm::StringRef name,
+                                                 int64_t ranks);
+
 /// NVLS all-reduce (in-switch reduction on Hopper NVSwitch): every rank
 /// reduces its part through the switch, stores it to all ranks at once,
 /// then signals everyone. Simulated only (no CUDA emission yet).

@@ -1,4 +1,4 @@
-//===- ChainAndPairwise.cpp - broadcast, reduce and all-to-all schedules --===//
+//===- ChainAndPairwise.cpp - broadcast, reduce, all-to-all, barrier ------===//
 //
 // Broadcast and reduce as pipelined chains from (to) the root: a chain is
 // as fast as a ring at large sizes and needs no scratch beyond one block.
@@ -138,5 +138,23 @@ ProgramOp ccopt::buildPairwiseAllToAll(OpBuilder &b, Location loc, StringRef nam
                  AffineMapAttr::get(AffineMap::get(2, 0, (r + s) % n)),
                  block(BufferKind::Output, r, 2));
   RecvOp::create(b, loc, AffineMapAttr::get(AffineMap::get(2, 0, (r - s + n) % n)));
+  return program;
+}
+
+ProgramOp ccopt::buildDisseminationBarrier(OpBuilder &b, Location loc,
+                                           StringRef name, int64_t ranks) {
+  AllReduceShape shape{ranks, 0, b.getI8Type(), ccl::ReductionKind::Sum, false, {}};
+  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::Barrier, shape,
+                              /*hasRedop=*/false, 0, 0, /*scratch=*/0,
+                              std::nullopt, "dissemination", 1, 1);
+  OpBuilder::InsertionGuard guard(b);
+  buildTask(b, loc, program, /*channel=*/0);
+  // Round k: signal r + 2^k, hear from r - 2^k; after ceil(log2 n) rounds
+  // every rank has heard from every rank (Hensgen, Finkel, Manber 1988).
+  AffineExpr r = getAffineDimExpr(0, b.getContext());
+  for (int64_t distance = 1; distance < ranks; distance *= 2) {
+    SignalOp::create(b, loc, ringPeer(r + distance, ranks, 1));
+    RecvOp::create(b, loc, ringPeer(r - distance + ranks, ranks, 1));
+  }
   return program;
 }

@@ -48,17 +48,38 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
           ++index;
           continue;
         }
+        if (auto barrier = dyn_cast<ccl::BarrierOp>(op)) {
+          lowerBarrier(program, barrier, index++);
+          continue;
+        }
         if (!isa<ccl::AllReduceOp, ccl::ReduceScatterOp, ccl::AllGatherOp,
                  ccl::BroadcastOp, ccl::ReduceOp, ccl::AllToAllOp>(op)) {
           op.emitError("lowering ")
               << op.getName()
               << " is not supported yet (all_reduce, reduce_scatter, "
-                 "all_gather, broadcast, reduce and all_to_all are)";
+                 "all_gather, broadcast, reduce, all_to_all and barrier are)";
           return signalPassFailure();
         }
         lower(program, &op, index++);
       }
     });
+  }
+
+  void lowerBarrier(ccl::ProgramOp program, ccl::BarrierOp op, int index) {
+    auto n = ccl::participantCount(op, op.getGroupAttr());
+    if (!n) {
+      op.emitError("the number of ranks is unknown: run ccl-assign-world first");
+      return signalPassFailure();
+    }
+    OpBuilder b(program->getContext());
+    b.setInsertionPointAfter(insertAfter);
+    std::string name = (program.getSymName() + "_barrier_" + Twine(index)).str();
+    auto schedule = ccopt::buildDisseminationBarrier(b, op.getLoc(), name, *n);
+    if (FlatSymbolRefAttr group = op.getGroupAttr())
+      schedule.setRankMapAttr(b.getDenseI64ArrayAttr(
+          cast<ccl::GroupOp>(SymbolTable::lookupSymbolIn(program, group)).getRanks()));
+    insertAfter = schedule;
+    op->setAttr("schedule", FlatSymbolRefAttr::get(b.getContext(), name));
   }
 
   /// Lowers one collective (input -> output among the participants) with

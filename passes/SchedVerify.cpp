@@ -656,6 +656,17 @@ LogicalResult SymbolicExecution::checkEnd() {
                           << ch << " that are never received";
       return failure();
     }
+  // A barrier: no rank may leave before it has heard, directly or through
+  // others, from every rank (checked with the messages' vector clocks).
+  if (program.getCollective() == CollectiveKind::Barrier)
+    for (Thread &t : threads)
+      for (int64_t other = 0; other < n; ++other)
+        if (other != t.rank && t.clock[other * channels] == 0) {
+          program.emitError() << "rank " << t.rank << " (channel " << t.channel
+                              << ") may leave the barrier before rank " << other
+                              << " has arrived";
+          return failure();
+        }
   int64_t count = program.getOutputCount();
   for (int64_t rank = 0; rank < n; ++rank) {
     Memory &mem = memory(rank, BufferKind::Output);
@@ -692,7 +703,9 @@ struct SchedVerify : ccopt::impl::SchedVerifyBase<SchedVerify> {
 
   void runOnOperation() override {
     getOperation().walk([&](ProgramOp program) {
-      bool raceCheck = program.getRanks() * program.getChannels() <= raceCheckLimit;
+      // Barriers need the clocks to prove that everyone heard from everyone.
+      bool raceCheck = program.getRanks() * program.getChannels() <= raceCheckLimit ||
+                       program.getCollective() == ccl::CollectiveKind::Barrier;
       if (failed(SymbolicExecution(program, raceCheck).run()))
         signalPassFailure();
     });

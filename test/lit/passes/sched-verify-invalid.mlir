@@ -223,3 +223,18 @@ sched.program @avg_twice attributes {algorithm = "hand", channels = 1 : i64,
     sched.reduce <output, (d0) -> (0), 1>, <scratch, (d0) -> (0), 1> -> <output, (d0) -> (0), 1> finalize
   }
 }
+
+// -----
+
+// One round of a dissemination barrier over four ranks: rank r hears only
+// from r-1, so rank 0 may leave before ranks 1 and 2 arrive.
+// expected-error @+1 {{rank 0 (channel 0) may leave the barrier before rank 1 has arrived}}
+sched.program @short_barrier attributes {algorithm = "dissemination", channels = 1 : i64,
+    collective = #ccl<collective barrier>, element_type = i8,
+    input_count = 0 : i64, output_count = 0 : i64, ranks = 4 : i64,
+    scratch_count = 0 : i64} {
+  sched.task channel 0 {
+    sched.signal to affine_map<(d0) -> ((d0 + 1) mod 4)>
+    sched.recv from affine_map<(d0) -> ((d0 + 3) mod 4)>
+  }
+}

@@ -269,6 +269,30 @@ TEST_F(HostExecution, ChainsAndAllToAll) {
   EXPECT_EQ(ran, 4 * size_t(index));
 }
 
+// Dissemination barriers (and a group's) run to the end on the host backend.
+TEST_F(HostExecution, BarriersComplete) {
+  std::string text;
+  for (int n : {1, 2, 3, 5, 8})
+    text += llvm::formatv("ccl.program @b{0} world({0}) {{\n"
+                          "  ccl.group @odd ranks [0]\n"
+                          "  ccl.barrier\n"
+                          "  ccl.barrier group @odd\n"
+                          "}\n",
+                          n);
+  auto compiled = ccopt::test::compile(context, text, {});
+  ASSERT_TRUE(compiled.module) << compiled.error;
+  std::string error;
+  auto module = ccopt::rt::HostModule::compile(compiled.cuda, error);
+  ASSERT_TRUE(module) << error;
+  for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
+    auto kernel = module->kernel(ccopt::kernelName(program), error);
+    ASSERT_TRUE(kernel) << error;
+    ccopt::rt::HostWorld world(program.getRanks(), 1, 0, 0, 0);
+    EXPECT_EQ(world.launch(kernel, std::chrono::seconds(30)), CC_OK)
+        << program.getSymName().str();
+  }
+}
+
 // Property test: random worlds, counts (primes and tiny ones included),
 // reductions, chunking and channels, against the plain reference.
 TEST_F(HostExecution, RandomRingAllReduces) {
