@@ -75,6 +75,12 @@ mlir::sched::ProgramOp buildPairwiseAllToAll(mlir::OpBuilder &b,
                                              llvm::StringRef name,
                                              const AllReduceShape &shape);
 
+/// Point to point: schedule rank 0 (shape.rankMap[0]) sends `count`
+/// elements to schedule rank 1, pipelined in `chunks` pieces.
+mlir::sched::ProgramOp buildSendRecv(mlir::OpBuilder &b, mlir::Location loc,
+                                     llvm::StringRef name,
+                                     const AllReduceShape &shape, int64_t chunks);
+
 /// Dissemination barrier: ceil(log2 n) rounds of signals at doubling
 /// distances; no data.
 mlir::sched::ProgramOp buildDisseminationBarrier(mlir::OpBuilder &b,

@@ -158,3 +158,29 @@ ProgramOp ccopt::buildDisseminationBarrier(OpBuilder &b, Location loc,
   }
   return program;
 }
+
+ProgramOp ccopt::buildSendRecv(OpBuilder &b, Location loc, StringRef name,
+                               const AllReduceShape &shape, int64_t chunks) {
+  int64_t numChunks = std::max<int64_t>(1, std::min<int64_t>(chunks, shape.count));
+  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::SendRecv, shape,
+                              /*hasRedop=*/false, shape.count, shape.count,
+                              /*scratch=*/0, std::nullopt, "direct",
+                              /*channels=*/1, numChunks);
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *ctx = b.getContext();
+  auto part = [&](BufferKind kind) {
+    return PartAttr::get(ctx, kind, AffineMap::get(2, 0, getAffineDimExpr(1, ctx)),
+                         numChunks);
+  };
+  auto rank = [&](int64_t r) {
+    return AffineMapAttr::get(AffineMap::get(2, 0, getAffineConstantExpr(r, ctx)));
+  };
+  // Schedule rank 0 writes each piece straight into rank 1's buffer.
+  b.setInsertionPointToEnd(&program.getBody().front());
+  taskWithChunkLoop(b, loc, 0, 0, numChunks);
+  SendOp::create(b, loc, part(BufferKind::Input), rank(1), part(BufferKind::Output));
+  b.setInsertionPointToEnd(&program.getBody().front());
+  taskWithChunkLoop(b, loc, 0, 1, numChunks);
+  RecvOp::create(b, loc, rank(0));
+  return program;
+}

@@ -52,17 +52,58 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
           lowerBarrier(program, barrier, index++);
           continue;
         }
-        if (!isa<ccl::AllReduceOp, ccl::ReduceScatterOp, ccl::AllGatherOp,
-                 ccl::BroadcastOp, ccl::ReduceOp, ccl::AllToAllOp>(op)) {
-          op.emitError("lowering ")
-              << op.getName()
-              << " is not supported yet (all_reduce, reduce_scatter, "
-                 "all_gather, broadcast, reduce, all_to_all and barrier are)";
-          return signalPassFailure();
+        if (isa<ccl::RecvOp>(op))
+          continue; // lowered with its send
+        if (auto send = dyn_cast<ccl::SendOp>(op)) {
+          lowerSendRecv(program, send, index++);
+          continue;
         }
         lower(program, &op, index++);
       }
     });
+  }
+
+  /// A send and its recv (the k-th of each between the same ranks, as the
+  /// ccl verifier pairs them) become one program on the two ranks.
+  void lowerSendRecv(ccl::ProgramOp program, ccl::SendOp send, int index) {
+    int k = 0;
+    auto same = [&](auto op) {
+      return op.getFrom() == send.getFrom() && op.getTo() == send.getTo() &&
+             op.getGroupAttr() == send.getGroupAttr();
+    };
+    for (auto other : program.getBody().front().getOps<ccl::SendOp>()) {
+      if (other == send)
+        break;
+      k += same(other);
+    }
+    ccl::RecvOp recv;
+    for (auto candidate : program.getBody().front().getOps<ccl::RecvOp>())
+      if (same(candidate) && k-- == 0) {
+        recv = candidate;
+        break;
+      }
+    auto type = cast<ccl::BufferType>(send.getBuffer().getType());
+    std::vector<int64_t> world = {static_cast<int64_t>(send.getFrom()),
+                                  static_cast<int64_t>(send.getTo())};
+    if (FlatSymbolRefAttr group = send.getGroupAttr()) {
+      auto ranks =
+          cast<ccl::GroupOp>(SymbolTable::lookupSymbolIn(program, group)).getRanks();
+      world = {ranks[send.getFrom()], ranks[send.getTo()]};
+    }
+    ccopt::AllReduceShape shape{2, type.getCount(), type.getElementType(),
+                                ccl::ReductionKind::Sum, false,
+                                SmallVector<int64_t>(world.begin(), world.end())};
+    int64_t pieceBytes = 512 << 10;
+    int64_t numChunks =
+        chunks ? chunks
+               : std::max<int64_t>(1, (type.getSizeInBytes() + pieceBytes - 1) / pieceBytes);
+    OpBuilder b(program->getContext());
+    b.setInsertionPointAfter(insertAfter);
+    std::string name = (program.getSymName() + "_send_recv_" + Twine(index)).str();
+    insertAfter = ccopt::buildSendRecv(b, send.getLoc(), name, shape, numChunks);
+    auto ref = FlatSymbolRefAttr::get(b.getContext(), name);
+    send->setAttr("schedule", ref);
+    recv->setAttr("schedule", ref);
   }
 
   void lowerBarrier(ccl::ProgramOp program, ccl::BarrierOp op, int index) {

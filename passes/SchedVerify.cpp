@@ -623,6 +623,10 @@ static std::optional<Content> expected(ProgramOp program, int64_t rank, int64_t 
     return Content{true, rank * m + e % m, one(e / m), false};
   }
   case CollectiveKind::SendRecv:
+    // Schedule rank 0 sends, rank 1 receives (rank_map places them).
+    if (rank != 1)
+      return std::nullopt;
+    return Content{true, e, one(0), false};
   case CollectiveKind::Barrier:
     return std::nullopt;
   }

@@ -123,3 +123,30 @@ ccl.program @rooted world(3) {
   ccl.reduce sum %a -> %b root 1 : !ccl.buffer<9xf32> -> !ccl.buffer<9xf32>
   ccl.all_to_all %a -> %b : !ccl.buffer<9xf32> -> !ccl.buffer<9xf32>
 }
+
+// A send and its recv become one program on the two ranks, placed by
+// rank_map; a barrier becomes signal rounds at doubling distances.
+// CHECK-LABEL: ccl.program @p2p
+// CHECK: ccl.recv %{{.*}} from 2 to 0 {schedule = @p2p_send_recv_0}
+// CHECK: ccl.send %{{.*}} from 2 to 0 {schedule = @p2p_send_recv_0}
+// CHECK: ccl.barrier {schedule = @p2p_barrier_1}
+// CHECK-LABEL: sched.program @p2p_send_recv_0
+// CHECK-SAME: collective = #ccl<collective send_recv>
+// CHECK-SAME: rank_map = array<i64: 2, 0>, ranks = 2
+// CHECK: sched.task channel 0 rank 0 {
+// CHECK: sched.send <input, (d0, d1) -> (d1), 1> to #{{.*}} at <output, (d0, d1) -> (d1), 1>
+// CHECK: sched.task channel 0 rank 1 {
+// CHECK: sched.recv from
+// CHECK-LABEL: sched.program @p2p_barrier_1
+// CHECK-SAME: algorithm = "dissemination"
+// CHECK: sched.signal to
+// CHECK-NEXT: sched.recv from
+// CHECK-NEXT: sched.signal to
+// CHECK-NEXT: sched.recv from
+// CHECK-NEXT: }
+ccl.program @p2p world(3) {
+  %a = ccl.buffer "a" : !ccl.buffer<5xf32>
+  ccl.recv %a from 2 to 0 : !ccl.buffer<5xf32>
+  ccl.send %a from 2 to 0 : !ccl.buffer<5xf32>
+  ccl.barrier
+}

@@ -293,6 +293,39 @@ TEST_F(HostExecution, BarriersComplete) {
   }
 }
 
+// Point to point: rank `from`'s buffer arrives in rank `to`'s, in pieces.
+TEST_F(HostExecution, SendRecvDelivers) {
+  std::string text;
+  for (int64_t count : {1, 7, 300000})
+    text += llvm::formatv(
+        "ccl.program @p{0} world(4) {{\n"
+        "  %a = ccl.buffer \"a\" : !ccl.buffer<{0}xi32>\n"
+        "  %b = ccl.buffer \"b\" : !ccl.buffer<{0}xi32>\n"
+        "  ccl.recv %b from 3 to 1 : !ccl.buffer<{0}xi32>\n"
+        "  ccl.send %a from 3 to 1 : !ccl.buffer<{0}xi32>\n"
+        "}\n",
+        count);
+  auto compiled = ccopt::test::compile(context, text, {"", "", 1, 3, 0});
+  ASSERT_TRUE(compiled.module) << compiled.error;
+  std::string error;
+  auto module = ccopt::rt::HostModule::compile(compiled.cuda, error);
+  ASSERT_TRUE(module) << error;
+  for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
+    auto kernel = module->kernel(ccopt::kernelName(program), error);
+    ASSERT_TRUE(kernel) << error;
+    int64_t count = program.getInputCount();
+    // Schedule ranks 0 and 1 are world ranks 3 and 1 (rank_map).
+    ccopt::rt::HostWorld world(2, 1, count * 4, count * 4, 0);
+    for (int64_t e = 0; e < count; ++e)
+      world.buffer<int32_t>(0, CC_BUF_INPUT)[e] = int32_t(e * 7 + 1);
+    ASSERT_EQ(world.launch(kernel, std::chrono::seconds(30)), CC_OK);
+    int64_t wrong = 0;
+    for (int64_t e = 0; e < count; ++e)
+      wrong += world.buffer<int32_t>(1, CC_BUF_OUTPUT)[e] != int32_t(e * 7 + 1);
+    EXPECT_EQ(wrong, 0) << program.getSymName().str();
+  }
+}
+
 // Property test: random worlds, counts (primes and tiny ones included),
 // reductions, chunking and channels, against the plain reference.
 TEST_F(HostExecution, RandomRingAllReduces) {
