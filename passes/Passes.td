@@ -28,8 +28,9 @@ def CclSelectAlgorithm : Pass<"ccl-select-algorithm", "::mlir::ModuleOp"> {
     range of channel counts and pipelined chunks; each is built as a
     schedule and simulated on the machine (Simple protocol, the one emitted
     kernels implement). Every power-of-two channel count up to twice NCCL's
-    is tried, and for each the chunks double only while that gets faster, so
-    the search stays small. The winner is
+    is tried, and for each the chunks double only while that gets faster;
+    candidates over a budget of simulated steps are skipped (at least one
+    per algorithm runs), so the search stays small at thousands of ranks. The winner is
     written on the op (`algorithm`, `channels`, `chunks`, `predicted_us`)
     with the runner-up (`runner_up`, `runner_up_us`); ccl-lower-to-sched
     builds what it names.

@@ -571,10 +571,11 @@ void SymbolicExecution::runThread(Thread &t) {
 
 LogicalResult SymbolicExecution::run() {
   initMemory();
+  TaskIndex tasks(program);
   threads.reserve(n * channels);
   for (int64_t rank = 0; rank < n; ++rank)
     for (int64_t ch = 0; ch < channels; ++ch) {
-      threads.push_back(Thread{rank, ch, StepWalker(program, rank, ch)});
+      threads.push_back(Thread{rank, ch, StepWalker(tasks, rank, ch)});
       if (raceCheck)
         threads.back().clock.assign(n * channels, 0);
     }

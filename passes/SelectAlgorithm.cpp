@@ -17,6 +17,9 @@ using namespace ccopt;
 
 namespace {
 
+/// Simulated steps a candidate may take (about a second of simulation).
+constexpr int64_t kStepBudget = 1 << 20;
+
 struct Choice {
   std::string algorithm;
   int64_t channels, chunks;
@@ -91,6 +94,12 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       for (int64_t channels = 1; channels <= maxChannels; channels *= 2) {
         std::optional<Choice> bestChunks;
         for (int64_t chunks = 1; chunks <= 256; chunks *= 2) {
+          // Simulation time grows with the steps; beyond a budget only the
+          // smallest candidate runs (large worlds keep compile time sane).
+          int64_t perThread = algorithm == "ring" ? 2 * *n : 4;
+          int64_t steps = *n * channels * chunks * perThread;
+          if (steps > kStepBudget && (bestChunks || bestHere))
+            break;
           double us = timeOf(shape, ranks, algorithm, channels, chunks);
           if (bestChunks && us >= bestChunks->timeUs)
             break;
@@ -98,10 +107,11 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         }
         // Every channel count is tried: rings per channel can differ (NIC
         // rails, NVLink-disjoint rings), so time is not unimodal in them.
-        if (!bestHere || bestChunks->timeUs < bestHere->timeUs)
+        if (bestChunks && (!bestHere || bestChunks->timeUs < bestHere->timeUs))
           bestHere = bestChunks;
       }
-      best.push_back(*bestHere);
+      if (bestHere)
+        best.push_back(*bestHere);
     }
     llvm::sort(best, [](const Choice &a, const Choice &b) { return a.timeUs < b.timeUs; });
     Builder b(&getContext());

@@ -406,10 +406,11 @@ llvm::Expected<SimResult> Simulation::run() {
     }
   }
   now = baseLatencyUs(family, options.protocol);
+  TaskIndex tasks(program);
   threads.reserve(n * classes.size());
   for (int64_t r = 0; r < n; ++r)
     for (auto [ch, replicas] : classes)
-      threads.push_back(Thread{r, ch, replicas, StepWalker(program, r, ch)});
+      threads.push_back(Thread{r, ch, replicas, StepWalker(tasks, r, ch)});
   for (int i = 0, e = threads.size(); i < e; ++i)
     wake(i, now);
 

@@ -122,11 +122,23 @@ std::string ElementRange::str() const {
       .str();
 }
 
-StepWalker::StepWalker(ProgramOp program, int64_t rank, int64_t channel) {
-  for (auto task : program.getBody().front().getOps<TaskOp>())
-    if (static_cast<int64_t>(task.getChannel()) == channel &&
-        (!task.getRank() || static_cast<int64_t>(*task.getRank()) == rank))
-      tasks.push_back(task);
+TaskIndex::TaskIndex(ProgramOp program)
+    : channels(program.getChannels()),
+      byThread(program.getRanks() * program.getChannels()) {
+  int64_t ranks = program.getRanks();
+  for (auto task : program.getBody().front().getOps<TaskOp>()) {
+    int64_t channel = task.getChannel();
+    if (auto rank = task.getRank()) {
+      byThread[*rank * channels + channel].push_back(task);
+      continue;
+    }
+    for (int64_t r = 0; r < ranks; ++r)
+      byThread[r * channels + channel].push_back(task);
+  }
+}
+
+StepWalker::StepWalker(const TaskIndex &index, int64_t rank, int64_t channel) {
+  llvm::append_range(tasks, index.tasks(rank, channel));
   this->rank = rank;
   dimValues.push_back(rank);
 }

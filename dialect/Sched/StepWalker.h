@@ -57,9 +57,23 @@ std::optional<ElementRange> resolve(ProgramOp program, PartAttr part,
                                     ArrayRef<int64_t> dims,
                                     MapCache *cache = nullptr);
 
+/// The tasks each (rank, channel) runs, in program order, found in one
+/// pass (a tree's per-rank tasks would make a search per thread quadratic).
+class TaskIndex {
+public:
+  explicit TaskIndex(ProgramOp program);
+  ArrayRef<TaskOp> tasks(int64_t rank, int64_t channel) const {
+    return byThread[rank * channels + channel];
+  }
+
+private:
+  int64_t channels;
+  std::vector<SmallVector<TaskOp, 1>> byThread;
+};
+
 class StepWalker {
 public:
-  StepWalker(ProgramOp program, int64_t rank, int64_t channel);
+  StepWalker(const TaskIndex &index, int64_t rank, int64_t channel);
 
   /// The next step op, or nullptr at the end. `dims()` then holds its
   /// dimension values.
