@@ -83,12 +83,29 @@ int64_t runAndCount(ccopt::rt::HostWorld &world, ccopt::rt::KernelFn kernel,
 class HostExecution : public ::testing::Test {
 protected:
   void SetUp() override { ccopt::test::loadDialects(context); }
+
+  /// Lowers `text` with `options`, emits CUDA and compiles it for the host
+  /// into `compiled` and `module`; false (with the failure recorded) if not.
+  bool build(const std::string &text, const ccopt::PipelineOptions &options) {
+    compiled = ccopt::test::compile(context, text, options);
+    if (!compiled.module) {
+      ADD_FAILURE() << compiled.error;
+      return false;
+    }
+    module = ccopt::rt::HostModule::compile(compiled.cuda, error);
+    if (!module)
+      ADD_FAILURE() << error;
+    return module != nullptr;
+  }
   /// Compiles all cases into one source, runs each, expects 0 wrong elements.
   void runCases(const std::vector<Case> &cases, int64_t chunks, int64_t channels) {
     runCases(cases, {"", "", 1, chunks, channels});
   }
   void runCases(const std::vector<Case> &cases, const ccopt::PipelineOptions &options);
   MLIRContext context;
+  ccopt::test::Compiled compiled;
+  std::unique_ptr<ccopt::rt::HostModule> module;
+  std::string error;
 };
 
 void HostExecution::runCases(const std::vector<Case> &cases,
@@ -96,11 +113,7 @@ void HostExecution::runCases(const std::vector<Case> &cases,
   std::string text;
   for (const Case &c : cases)
     text += programText(c);
-  auto compiled = ccopt::test::compile(context, text, options);
-  ASSERT_TRUE(compiled.module) << compiled.error;
-  std::string error;
-  auto module = ccopt::rt::HostModule::compile(compiled.cuda, error);
-  ASSERT_TRUE(module) << error;
+  ASSERT_TRUE(build(text, options));
 
   size_t ran = 0;
   for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
@@ -172,11 +185,7 @@ TEST_F(HostExecution, RingReduceScatterAndAllGather) {
         "}\n",
         i, n, n * m, m);
   }
-  auto compiled = ccopt::test::compile(context, text, {"", "", 1, 2, 2});
-  ASSERT_TRUE(compiled.module) << compiled.error;
-  std::string error;
-  auto module = ccopt::rt::HostModule::compile(compiled.cuda, error);
-  ASSERT_TRUE(module) << error;
+  ASSERT_TRUE(build(text, {"", "", 1, 2, 2}));
   size_t ran = 0;
   for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
     ++ran;
@@ -225,11 +234,7 @@ TEST_F(HostExecution, ChainsAndAllToAll) {
           "}\n",
           index++, n, n * m, root);
     }
-  auto compiled = ccopt::test::compile(context, text, {"", "", 1, 3, 2});
-  ASSERT_TRUE(compiled.module) << compiled.error;
-  std::string error;
-  auto module = ccopt::rt::HostModule::compile(compiled.cuda, error);
-  ASSERT_TRUE(module) << error;
+  ASSERT_TRUE(build(text, {"", "", 1, 3, 2}));
   size_t ran = 0;
   auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
   for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
@@ -279,11 +284,7 @@ TEST_F(HostExecution, BarriersComplete) {
                           "  ccl.barrier group @odd\n"
                           "}\n",
                           n);
-  auto compiled = ccopt::test::compile(context, text, {});
-  ASSERT_TRUE(compiled.module) << compiled.error;
-  std::string error;
-  auto module = ccopt::rt::HostModule::compile(compiled.cuda, error);
-  ASSERT_TRUE(module) << error;
+  ASSERT_TRUE(build(text, {}));
   for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
     auto kernel = module->kernel(ccopt::kernelName(program), error);
     ASSERT_TRUE(kernel) << error;
@@ -305,11 +306,7 @@ TEST_F(HostExecution, SendRecvDelivers) {
         "  ccl.send %a from 3 to 1 : !ccl.buffer<{0}xi32>\n"
         "}\n",
         count);
-  auto compiled = ccopt::test::compile(context, text, {"", "", 1, 3, 0});
-  ASSERT_TRUE(compiled.module) << compiled.error;
-  std::string error;
-  auto module = ccopt::rt::HostModule::compile(compiled.cuda, error);
-  ASSERT_TRUE(module) << error;
+  ASSERT_TRUE(build(text, {"", "", 1, 3, 0}));
   for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
     auto kernel = module->kernel(ccopt::kernelName(program), error);
     ASSERT_TRUE(kernel) << error;
