@@ -21,6 +21,8 @@ using namespace mlir::sched;
 
 namespace {
 
+std::vector<int> twinLinks(const Machine &machine, int shift);
+
 /// GB/s as bytes per microsecond.
 constexpr double kBytesPerUsPerGBps = 1e3;
 
@@ -60,13 +62,19 @@ struct Thread {
   int64_t routePeer = -1;
   const std::vector<int> *route = nullptr;
   double routeLatencyUs = 0;
+  /// The peer the last step named (to receive from, to send to), for the
+  /// same step's next iteration when its map reads only the rank.
+  struct PeerMemo {
+    Operation *step = nullptr;
+    int64_t peer = -1;
+  } recvPeer, sendPeer;
 };
 
 class Simulation {
 public:
   Simulation(ProgramOp program, const Machine &machine, const SimOptions &options)
       : program(program), machine(machine), options(options),
-        n(program.getRanks()), channels(program.getChannels()),
+        n(program.getRanks()), channels(program.getChannels()), period(n),
         load(machine.links().size(), 0), onLink(machine.links().size()) {
     StringRef algorithm = program.getAlgorithm();
     family = options.family.value_or(algorithm == "tree"   ? AlgorithmFamily::Tree
@@ -91,13 +99,23 @@ private:
   /// Posts a message from `t` to `to` that arrives at `arrival`.
   void postMessage(Thread &t, int64_t to, double arrival);
   void finishFlow(int id);
+  /// The rank `map` of `t`'s step names, through `memo` when the map reads
+  /// only the rank.
+  int64_t peerOf(Thread &t, AffineMap map, Thread::PeerMemo &memo);
   /// Re-rates every flow sharing a link with `route` (loads changed there).
   void rerate(const std::vector<int> &route);
   void wake(int thread, double at) { wakes.push({at, seq++, thread}); }
   int64_t bytesOf(PartAttr part, ArrayRef<int64_t> dims);
-  std::deque<double> &queue(int64_t from, int64_t to, int64_t ch) {
-    return messages[(from * n + to) * channels + ch];
+  /// Messages from `from` to `to` on channel `ch`, folded onto the
+  /// simulated ranks.
+  int64_t queueKey(int64_t from, int64_t to, int64_t ch) const {
+    return ((from % period) * period + to % period) * channels + ch;
   }
+  std::deque<double> &queue(int64_t from, int64_t to, int64_t ch) {
+    return messages[queueKey(from, to, ch)];
+  }
+  /// The links between two world ranks, as their twins when ranks fold.
+  const std::vector<int> &route(int src, int dst);
   void record(std::string track, StringRef name, double start, double end,
               int64_t bytes) {
     if (options.trace)
@@ -112,6 +130,10 @@ private:
   SimOptions options;
   AlgorithmFamily family;
   int64_t n, channels;
+  /// Ranks simulated ([0, period)) and how many ranks each stands for.
+  int64_t period, rankReplicas = 1;
+  std::vector<int> twins; // each link's twin when ranks fold
+  std::unordered_map<uint64_t, std::vector<int>> twinRoutes;
   /// Simulated channels and how many real channels each stands for.
   std::vector<std::pair<int64_t, int64_t>> classes;
   double now = 0;
@@ -147,13 +169,24 @@ void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step)
   if (t.routePeer != to) {
     int src = program.worldRank(t.rank), dst = program.worldRank(to);
     t.routePeer = to;
-    t.route = &machine.route(src, dst);
+    t.route = &route(src, dst);
     t.routeLatencyUs = hopLatencyUs(family, options.protocol,
                                     machine.routeKind(src, dst));
     for (int l : *t.route)
       t.routeLatencyUs += machine.links()[l].latencyUs;
   }
   addFlow(t, *t.route, t.routeLatencyUs, to, bytes, step, Flow::Message);
+}
+
+const std::vector<int> &Simulation::route(int src, int dst) {
+  const std::vector<int> &links = machine.route(src, dst);
+  if (twins.empty())
+    return links;
+  auto [it, inserted] = twinRoutes.try_emplace(uint64_t(src) << 32 | uint32_t(dst));
+  if (inserted)
+    for (int l : links)
+      it->second.push_back(twins[l]);
+  return it->second;
 }
 
 void Simulation::startSwitchFlow(Thread &t, int link, int64_t bytes,
@@ -191,7 +224,7 @@ void Simulation::addFlow(Thread &t, const std::vector<int> &route,
     load[l] += t.replicas;
     onLink[l].push_back(id);
   }
-  result.wireBytes += bytes * t.replicas;
+  result.wireBytes += bytes * t.replicas * rankReplicas;
   rerate(route);
   if (route.empty()) { // no link to share: only the channel's own cap
     f.rate = f.cap;
@@ -200,7 +233,7 @@ void Simulation::addFlow(Thread &t, const std::vector<int> &route,
 }
 
 void Simulation::postMessage(Thread &t, int64_t to, double arrival) {
-  int64_t key = (t.rank * n + to) * channels + t.channel;
+  int64_t key = queueKey(t.rank, to, t.channel);
   messages[key].push_back(arrival);
   if (auto it = waiting.find(key); it != waiting.end()) {
     wake(it->second, arrival);
@@ -266,6 +299,17 @@ void Simulation::finishFlow(int id) {
   }
 }
 
+int64_t Simulation::peerOf(Thread &t, AffineMap map, Thread::PeerMemo &memo) {
+  if (memo.step == t.op && memo.peer >= 0)
+    return memo.peer;
+  int64_t peer = peerRank(t.op, map, t.dims, &maps);
+  bool rankOnly = true;
+  for (unsigned d = 1; d < map.getNumDims(); ++d)
+    rankOnly &= !map.isFunctionOfDim(d);
+  memo = {t.op, rankOnly ? peer : -1};
+  return peer;
+}
+
 /// Runs `t` from where it stands until it waits for a message, a flow or a
 /// local step.
 void Simulation::advance(Thread &t) {
@@ -284,10 +328,10 @@ void Simulation::advance(Thread &t) {
     }
     Operation *op = t.op;
     if (auto from = receivesFrom(op); from && !t.received) {
-      int64_t peer = peerRank(op, *from, t.dims, &maps);
+      int64_t peer = peerOf(t, *from, t.recvPeer);
       auto &q = queue(peer, t.rank, t.channel);
       if (q.empty()) {
-        waiting[(peer * n + t.rank) * channels + t.channel] = self;
+        waiting[queueKey(peer, t.rank, t.channel)] = self;
         return;
       }
       if (q.front() > now) {
@@ -297,14 +341,14 @@ void Simulation::advance(Thread &t) {
       q.pop_front();
       t.received = true;
     }
-    result.steps += t.replicas;
+    result.steps += t.replicas * rankReplicas;
     auto local = [&](int64_t bytes) {
       double end = now + bytes / (machine.channelBandwidth * kBytesPerUsPerGBps);
       record(trackOf(t), op->getName().stripDialect(), t.stepStart, end, bytes);
       wake(self, end);
     };
     auto send = [&](AffineMap to, PartAttr dst) {
-      startFlow(t, peerRank(op, to, t.dims, &maps), bytesOf(dst, t.dims),
+      startFlow(t, peerOf(t, to, t.sendPeer), bytesOf(dst, t.dims),
                 op->getName().stripDialect());
     };
     bool retry = false; // blocked before the step could start
@@ -364,7 +408,7 @@ void Simulation::advance(Thread &t) {
                          return false;
                        });
     if (retry) {
-      result.steps -= t.replicas;
+      result.steps -= t.replicas * rankReplicas;
       return;
     }
     if (blocked) {
@@ -405,10 +449,21 @@ llvm::Expected<SimResult> Simulation::run() {
       switchLinks.push_back(*links);
     }
   }
+  if (options.foldSymmetricRanks && !options.trace) {
+    int64_t q = rankPeriod(program, machine);
+    if (q < n) {
+      int shiftNodes = (program.worldRank(q) - program.worldRank(0)) / machine.gpusPerNode;
+      twins = twinLinks(machine, shiftNodes);
+      if (!twins.empty()) {
+        period = q;
+        rankReplicas = n / q;
+      }
+    }
+  }
   now = baseLatencyUs(family, options.protocol);
   TaskIndex tasks(program);
-  threads.reserve(n * classes.size());
-  for (int64_t r = 0; r < n; ++r)
+  threads.reserve(period * classes.size());
+  for (int64_t r = 0; r < period; ++r)
     for (auto [ch, replicas] : classes)
       threads.push_back(Thread{r, ch, replicas, StepWalker(tasks, r, ch)});
   for (int i = 0, e = threads.size(); i < e; ++i)
@@ -445,6 +500,91 @@ llvm::Expected<SimResult> Simulation::run() {
           (long long)t.rank, (long long)t.channel);
   result.timeUs = now;
   return std::move(result);
+}
+
+/// Each link's twin among the first `shift` nodes' links (node k is like
+/// node k mod shift), for a machine laid out as replicate() does; empty when
+/// it is not, or when a link joins two switches of the network (shared by
+/// every node, it has no twin).
+std::vector<int> twinLinks(const Machine &machine, int shift) {
+  const auto &devices = machine.devices();
+  int64_t perNode = llvm::count_if(devices, [](const Device &d) { return d.node == 0; });
+  auto twin = [&](int d) -> int {
+    int node = devices[d].node;
+    return node < 0 ? d : d - (node - node % shift) * perNode;
+  };
+  for (int d = 0, e = devices.size(); d < e; ++d) {
+    int t = twin(d);
+    if (t < 0 || t >= e || devices[t].kind != devices[d].kind ||
+        (devices[d].node >= 0 && devices[t].node != devices[d].node % shift))
+      return {};
+  }
+  const auto &links = machine.links();
+  std::map<std::pair<int, int>, int> byEnds;
+  for (int l = links.size() - 1; l >= 0; --l)
+    byEnds[{links[l].from, links[l].to}] = l;
+  std::vector<int> twins;
+  for (const Link &link : links) {
+    if (devices[link.from].node < 0 && devices[link.to].node < 0)
+      return {};
+    auto it = byEnds.find({twin(link.from), twin(link.to)});
+    if (it == byEnds.end())
+      return {};
+    twins.push_back(it->second);
+  }
+  return twins;
+}
+
+/// The peer maps of a step: whom it sends to and receives from.
+SmallVector<AffineMap, 2> peerMaps(Operation *op) {
+  SmallVector<AffineMap, 2> maps;
+  if (auto from = receivesFrom(op))
+    maps.push_back(*from);
+  TypeSwitch<Operation *>(op)
+      .Case([&](SendOp s) { maps.push_back(s.getPeer()); })
+      .Case([&](RecvReduceSendOp s) { maps.push_back(s.getTo()); })
+      .Case([&](RecvCopySendOp s) { maps.push_back(s.getTo()); })
+      .Case([&](SignalOp s) { maps.push_back(s.getPeer()); });
+  return maps;
+}
+
+/// Whether moving every rank q on moves every step's peers q on, for every
+/// rank and loop indices at their bounds (peer maps are affine: the ends of
+/// each loop stand for it).
+bool peersMoveWithRanks(ProgramOp program, int64_t q) {
+  int64_t n = program.getRanks();
+  MapCache maps;
+  bool invariant = true;
+  for (TaskOp task : program.getBody().front().getOps<TaskOp>()) {
+    std::vector<int64_t> position(n);
+    for (int64_t p = 0; p < n; ++p)
+      position[task.scheduleRank(p)] = p;
+    task.walk([&](Operation *op) {
+      SmallVector<AffineMap, 2> peers = peerMaps(op);
+      if (peers.empty() || !invariant)
+        return;
+      SmallVector<LoopOp> loops;
+      for (Operation *parent = op->getParentOp(); parent != task;
+           parent = parent->getParentOp())
+        loops.insert(loops.begin(), cast<LoopOp>(parent));
+      if (llvm::any_of(loops, [](LoopOp l) { return l.getUpper() <= l.getLower(); }))
+        return;
+      SmallVector<int64_t> dims(1 + loops.size());
+      auto peerAt = [&](AffineMap peer, int64_t p) {
+        dims[0] = p;
+        return task.scheduleRank(evaluate(peer, dims, &maps));
+      };
+      for (unsigned corner = 0; corner < (1u << loops.size()); ++corner) {
+        for (size_t i = 0; i < loops.size(); ++i)
+          dims[1 + i] = corner >> i & 1 ? loops[i].getUpper() - 1 : loops[i].getLower();
+        for (AffineMap peer : peers)
+          for (int64_t p = 0; p < n && invariant; ++p)
+            invariant = peerAt(peer, position[(task.scheduleRank(p) + q) % n]) ==
+                        (peerAt(peer, p) + q) % n;
+      }
+    });
+  }
+  return invariant;
 }
 
 /// Ops of a task body in order, with loop bounds and peers: its shape.
@@ -494,6 +634,33 @@ ccopt::topo::channelClasses(ProgramOp program) {
     classes.push_back(cls);
   llvm::sort(classes);
   return classes;
+}
+
+int64_t ccopt::topo::rankPeriod(ProgramOp program, const Machine &machine) {
+  int64_t n = program.getRanks();
+  int perNode = machine.gpusPerNode;
+  if (machine.nodes < 2 || perNode <= 0)
+    return n;
+  bool alike = true;
+  program.walk([&](Operation *op) {
+    if (isa<MultimemReduceOp, MultimemStoreOp>(op))
+      alike = false;
+    if (auto task = dyn_cast<TaskOp>(op); task && task.getRank())
+      alike = false;
+  });
+  if (!alike)
+    return n;
+  for (int64_t q = 1; q < n; ++q) {
+    int64_t shift = program.worldRank(q) - program.worldRank(0);
+    if (n % q || shift <= 0 || shift % perNode)
+      continue;
+    bool periodic = true;
+    for (int64_t r = 0; r + q < n && periodic; ++r)
+      periodic = program.worldRank(r + q) - program.worldRank(r) == shift;
+    if (periodic && peersMoveWithRanks(program, q))
+      return q;
+  }
+  return n;
 }
 
 bool ccopt::topo::hasSymmetricChannels(ProgramOp program) {

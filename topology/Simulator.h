@@ -36,6 +36,13 @@ struct SimOptions {
   /// the same shares under the equal-share model, much cheaper. (Off when
   /// tracing, so that every channel has its track.)
   bool foldSymmetricChannels = true;
+  /// On a machine of identical nodes, a schedule that looks the same from
+  /// every node (rankPeriod() < ranks) is simulated for one period of ranks;
+  /// every link of another node stands for its twin in the simulated ones,
+  /// so a link carries what it carries in the full run. Exact when every
+  /// rank's parts have equal sizes, within one element per part otherwise.
+  /// (Off when tracing.)
+  bool foldSymmetricRanks = true;
 };
 
 struct TraceEvent {
@@ -57,6 +64,13 @@ struct SimResult {
 /// channel, how many); every channel alone when they cannot fold.
 std::vector<std::pair<int64_t, int64_t>>
 channelClasses(mlir::sched::ProgramOp program);
+
+/// The smallest q < ranks such that moving every rank q ranks on moves it
+/// by whole nodes of `machine` (a replicated machine) and maps every step's
+/// peers the same way, so ranks r and r + q run alike; `ranks` when there is
+/// none (one node, per-rank tasks, NVLS, peers that are not translation
+/// invariant).
+int64_t rankPeriod(mlir::sched::ProgramOp program, const Machine &machine);
 
 /// Whether all channels of `program` run alike (one class).
 bool hasSymmetricChannels(mlir::sched::ProgramOp program);

@@ -249,6 +249,73 @@ TEST_F(SimulatorTest, FoldingCountsTheStepsOfEveryChannel) {
   EXPECT_EQ(a.steps, b.steps);
 }
 
+// A schedule that looks alike from every node is simulated for one period
+// of ranks, every other node's links standing for their twins; the full run
+// must agree: exactly where parts have equal sizes, within a hair otherwise.
+TEST_F(SimulatorTest, FoldingSymmetricRanksChangesNothing) {
+  auto check = [&](sched::ProgramOp program, const topo::Machine &m,
+                   int64_t period, bool equalParts) {
+    std::string what = m.name + " x" + std::to_string(m.nodes) + " " +
+                       program.getSymName().str();
+    EXPECT_EQ(rankPeriod(program, m), period) << what;
+    for (Protocol protocol : {Protocol::LL, Protocol::Simple}) {
+      SimOptions folded{protocol}, unfolded{protocol};
+      unfolded.foldSymmetricRanks = false;
+      SimResult a = run(program, m, folded), c = run(program, m, unfolded);
+      EXPECT_NEAR(a.timeUs, c.timeUs, (equalParts ? 1e-9 : 1e-3) * c.timeUs)
+          << what << " " << toString(protocol).str();
+      if (equalParts)
+        EXPECT_EQ(a.wireBytes, c.wireBytes) << what;
+      EXPECT_EQ(a.steps, c.steps) << what;
+    }
+    program->erase();
+  };
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  Location loc = b.getUnknownLoc();
+  for (auto [name, nodes] : {std::pair{"a100x8", 4}, {"pcie4x8", 4},
+                             {"v100x8", 2}, {"h100x8", 3}}) {
+    topo::Machine m = preset(name, nodes);
+    int n = m.ranks();
+    std::vector<int> order = bestRingOrder(m, firstRanks(n));
+    for (int64_t bytes : {int64_t(64) * KiB * n, 64 * MiB, int64_t(4) * 1000003}) {
+      AllReduceShape shape = shapeOf(n, bytes), block = shapeOf(n, bytes / n);
+      shape.rankMap.assign(order.begin(), order.end());
+      block.rankMap = shape.rankMap;
+      bool equal = bytes % (8 * n) == 0;
+      check(buildRingAllReduce(b, loc, "ar", shape, 2, 4), m, 8, equal);
+      check(buildRingReduceScatter(b, loc, "rs", block, 2, 4), m, 8, equal);
+      check(buildRingAllGather(b, loc, "ag", block, 2, 4), m, 8, equal);
+    }
+  }
+  // Rings that cross nodes over rotating rails (ccopt's and NCCL's channel
+  // orders) repeat every 8 nodes.
+  topo::Machine m = preset("a100x8", 16);
+  int n = m.ranks();
+  RingOrders orders = toScheduleRanks(ringOrders(m, firstRanks(n), 2), firstRanks(n));
+  check(buildRingAllReduce(b, loc, "ar", shapeOf(n, 16 * MiB), 1, 2, orders), m, 64, true);
+}
+
+// A data-parallel group (one rank per node) folds to a single rank; a tree
+// (peers depend on the rank's place in it) and one node do not fold.
+TEST_F(SimulatorTest, RankPeriodOfGroupsTreesAndOneNode) {
+  topo::Machine four = preset("a100x8", 4);
+  auto group = ring(4, 4 * MiB, 1, 2, {3, 11, 19, 27});
+  EXPECT_EQ(rankPeriod(group, four), 1);
+  SimOptions unfolded;
+  unfolded.foldSymmetricRanks = false;
+  EXPECT_NEAR(run(group, four).timeUs, run(group, four, unfolded).timeUs, 1e-9);
+  // Not every node's GPU 3: ranks 0 and 1 lie a node apart, 1 and 2 two.
+  EXPECT_EQ(rankPeriod(ring(3, 4 * MiB, 1, 1, {0, 8, 24}), four), 3);
+  EXPECT_EQ(rankPeriod(ring(8, 4 * MiB, 1, 1), preset("a100x8")), 8);
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  auto tree = buildTreeAllReduce(b, b.getUnknownLoc(), "tree", shapeOf(32, 4 * MiB),
+                                 ncclTrees(32, 8), 1, 2);
+  EXPECT_EQ(rankPeriod(tree, four), 32);
+  EXPECT_NEAR(run(tree, four).timeUs, run(tree, four, unfolded).timeUs, 1e-9);
+}
+
 //===----------------------------------------------------------------------===//
 // Physics: what any sane model of a machine must satisfy.
 //===----------------------------------------------------------------------===//
