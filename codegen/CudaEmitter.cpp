@@ -130,13 +130,29 @@ private:
         .str();
   }
   void printReduce(StringRef dst, StringRef dst2, StringRef lhs, StringRef rhs,
-                   StringRef count, bool finalize);
+                   StringRef count, bool finalize, StringRef opOverride = "");
+  /// dst = local part `src` (its buffer `kind`): a conversion, divided by
+  /// the ranks when a prescaled program reads its input.
+  void printCopy(StringRef dst, StringRef src, BufferKind kind, StringRef count);
+  /// A reduction of a received part and a local one; a prescaled program
+  /// divides what it reads from the input (the local operand).
+  void printReduceLocal(StringRef dst, StringRef dst2, StringRef received,
+                        StringRef local, BufferKind localKind, StringRef count,
+                        bool finalize);
+  bool prescaled(BufferKind kind) {
+    return program.getPrescale() && kind == BufferKind::Input;
+  }
+  /// Reduction operators of a prescaled program (avg over the ranks).
+  void printPrescaleOps();
 
   std::string tableName(int task, StringRef what) {
     return (ccopt::kernelName(program) + "_task" + Twine(task) + "_" + what).str();
   }
   /// Rank orders of tasks with a rank_map, as constant tables.
   void printTables();
+  /// One `// ccopt-schedule key=value ...` line: what a launcher needs to
+  /// know about the kernel, read by runtime/ccrt (no MLIR on a GPU machine).
+  void printMetadata();
 
   ProgramOp program;
   raw_indented_ostream &os;
@@ -163,6 +179,27 @@ void KernelPrinter::printTables() {
   }
 }
 
+void KernelPrinter::printMetadata() {
+  auto redop = program.getRedop();
+  auto root = program.getRoot();
+  os << "// ccopt-schedule kernel=" << ccopt::kernelName(program)
+     << " collective=" << ccl::stringifyCollectiveKind(program.getCollective())
+     << " redop=" << (redop ? ccl::stringifyReductionKind(*redop) : "none")
+     << " ranks=" << program.getRanks() << " channels=" << program.getChannels()
+     << " element=" << program.getElementType()
+     << " wire=" << program.getWireType()
+     << " input=" << program.getInputCount()
+     << " output=" << program.getOutputCount()
+     << " scratch=" << program.getScratchCount()
+     << " in_place=" << (program.getInPlace() ? 1 : 0)
+     << " root=" << (root ? int64_t(*root) : int64_t(-1)) << " rank_map=";
+  if (auto map = program.getRankMap())
+    llvm::interleave(*map, os, ",");
+  else
+    os << "-";
+  os << " algorithm=" << program.getAlgorithm() << "\n";
+}
+
 void KernelPrinter::declarePart(StringRef name, PartAttr part) {
   int64_t count = program.getCount(part.getBuffer());
   std::string index = cExpr(part.getIndex().getResult(0));
@@ -173,11 +210,47 @@ void KernelPrinter::declarePart(StringRef name, PartAttr part) {
      << part.getParts() << "LL, " << name << "_i + 1) - " << name << "_b;\n";
 }
 
+void KernelPrinter::printPrescaleOps() {
+  if (!program.getPrescale())
+    return;
+  std::string name = ccopt::kernelName(program);
+  int64_t n = program.getRanks();
+  // cc_reduce applies OP in the accumulation type (float for 16-bit wire
+  // types): the division happens before the narrow conversion.
+  os << "// avg, divided before it is sent: input / " << n << "\n";
+  os << "struct " << name << "_scaled_copy { template <class T> static "
+     << "CC_DEVICE T apply(T a, T) { return a / (T)" << n << "; } };\n";
+  os << "struct " << name << "_scaled_sum { template <class T> static "
+     << "CC_DEVICE T apply(T a, T b) { return a + b / (T)" << n << "; } };\n";
+}
+
+void KernelPrinter::printCopy(StringRef dst, StringRef src, BufferKind kind,
+                              StringRef count) {
+  if (!prescaled(kind)) {
+    os << "cc_copy(" << dst << ", " << src << ", " << count << ");\n";
+    return;
+  }
+  os << "cc_reduce<" << ccopt::kernelName(program) << "_scaled_copy>(" << dst
+     << ", nullptr, " << src << ", " << src << ", " << count << ", 1LL);\n";
+}
+
+void KernelPrinter::printReduceLocal(StringRef dst, StringRef dst2,
+                                     StringRef received, StringRef local,
+                                     BufferKind localKind, StringRef count,
+                                     bool finalize) {
+  if (prescaled(localKind))
+    return printReduce(dst, dst2, received, local, count, finalize,
+                       ccopt::kernelName(program) + "_scaled_sum");
+  printReduce(dst, dst2, received, local, count, finalize);
+}
+
 void KernelPrinter::printReduce(StringRef dst, StringRef dst2, StringRef lhs,
-                                StringRef rhs, StringRef count, bool finalize) {
+                                StringRef rhs, StringRef count, bool finalize,
+                                StringRef opOverride) {
   ccl::ReductionKind kind = *program.getRedop();
   bool divide = finalize && kind == ccl::ReductionKind::Avg;
-  os << "cc_reduce<" << opStruct(kind) << ">(" << dst << ", " << dst2 << ", "
+  os << "cc_reduce<" << (opOverride.empty() ? StringRef(opStruct(kind)) : opOverride)
+     << ">(" << dst << ", " << dst2 << ", "
      << lhs << ", " << rhs << ", " << count << ", "
      << (divide ? std::to_string(program.getRanks()) : "1") << "LL);\n";
 }
@@ -195,24 +268,30 @@ void KernelPrinter::printStep(Operation *op) {
       .Case([&](CopyOp copy) {
         declarePart("src", copy.getSrc());
         declarePart("dst", copy.getDst());
-        os << "cc_copy(" << local("dst", copy.getDst()) << ", "
-           << local("src", copy.getSrc()) << ", src_n);\n";
+        printCopy(local("dst", copy.getDst()), local("src", copy.getSrc()),
+                  copy.getSrc().getBuffer(), "src_n");
       })
       .Case([&](ReduceOp reduce) {
         declarePart("lhs", reduce.getLhs());
         declarePart("rhs", reduce.getRhs());
         declarePart("dst", reduce.getDst());
-        printReduce(local("dst", reduce.getDst()),
-                    std::string("(") + bufferType(reduce.getDst().getBuffer()) + "*)nullptr",
-                    local("lhs", reduce.getLhs()), local("rhs", reduce.getRhs()),
-                    "dst_n", reduce.getFinalize());
+        // A prescaled input operand goes second (sums commute).
+        bool swap = prescaled(reduce.getLhs().getBuffer());
+        PartAttr first = swap ? reduce.getRhs() : reduce.getLhs();
+        PartAttr second = swap ? reduce.getLhs() : reduce.getRhs();
+        printReduceLocal(local("dst", reduce.getDst()),
+                         std::string("(") + bufferType(reduce.getDst().getBuffer()) +
+                             "*)nullptr",
+                         local(swap ? "rhs" : "lhs", first),
+                         local(swap ? "lhs" : "rhs", second), second.getBuffer(),
+                         "dst_n", reduce.getFinalize());
       })
       .Case([&](SendOp send) {
         peer("to", send.getPeer());
         declarePart("src", send.getSrc());
         declarePart("dst", send.getDst());
-        os << "cc_copy(" << remote("to", "dst", send.getDst()) << ", "
-           << local("src", send.getSrc()) << ", src_n);\n";
+        printCopy(remote("to", "dst", send.getDst()), local("src", send.getSrc()),
+                  send.getSrc().getBuffer(), "src_n");
         os << "cc_post_send(args, rank, ch, to);\n";
       })
       .Case([&](RecvOp recv) {
@@ -236,15 +315,18 @@ void KernelPrinter::printStep(Operation *op) {
         if (store && store.getBuffer() != rrs.getDst().getBuffer() &&
             (store.getBuffer() == BufferKind::Scratch ||
              rrs.getDst().getBuffer() == BufferKind::Scratch)) {
-          printReduce(remote("to", "dst", rrs.getDst()), "(W*)nullptr",
-                      local("recvd", rrs.getRecvd()), local("local", rrs.getLocal()),
-                      "recvd_n", rrs.getFinalize());
-          printReduce(storePtr, "(T*)nullptr", local("recvd", rrs.getRecvd()),
-                      local("local", rrs.getLocal()), "recvd_n", rrs.getFinalize());
+          printReduceLocal(remote("to", "dst", rrs.getDst()), "(W*)nullptr",
+                           local("recvd", rrs.getRecvd()),
+                           local("local", rrs.getLocal()),
+                           rrs.getLocal().getBuffer(), "recvd_n", rrs.getFinalize());
+          printReduceLocal(storePtr, "(T*)nullptr", local("recvd", rrs.getRecvd()),
+                           local("local", rrs.getLocal()),
+                           rrs.getLocal().getBuffer(), "recvd_n", rrs.getFinalize());
         } else {
-          printReduce(remote("to", "dst", rrs.getDst()), storePtr,
-                      local("recvd", rrs.getRecvd()), local("local", rrs.getLocal()),
-                      "recvd_n", rrs.getFinalize());
+          printReduceLocal(remote("to", "dst", rrs.getDst()), storePtr,
+                           local("recvd", rrs.getRecvd()),
+                           local("local", rrs.getLocal()),
+                           rrs.getLocal().getBuffer(), "recvd_n", rrs.getFinalize());
         }
         os << "cc_post_send(args, rank, ch, to);\n";
       })
@@ -260,9 +342,16 @@ void KernelPrinter::printStep(Operation *op) {
         peer("to", rcs.getTo());
         declarePart("recvd", rcs.getRecvd());
         declarePart("dst", rcs.getDst());
+        PartAttr store = rcs.getStoreAttr();
+        if (store)
+          declarePart("store", store);
         os << "cc_wait_recv(args, rank, ch, from);\n";
-        os << "cc_copy(" << remote("to", "dst", rcs.getDst()) << ", "
-           << local("recvd", rcs.getRecvd()) << ", recvd_n);\n";
+        printCopy(remote("to", "dst", rcs.getDst()), local("recvd", rcs.getRecvd()),
+                  rcs.getRecvd().getBuffer(), "recvd_n");
+        // Kept locally too (e.g. wire-typed scratch into the output).
+        if (store)
+          printCopy(local("store", store), local("recvd", rcs.getRecvd()),
+                    rcs.getRecvd().getBuffer(), "recvd_n");
         os << "cc_post_send(args, rank, ch, to);\n";
       });
   os.unindent();
@@ -291,6 +380,7 @@ LogicalResult KernelPrinter::print() {
   const char *wireType = cType(program.getWireType());
   if (!elementType || !wireType)
     return program.emitError("no CUDA type for ") << program.getElementType();
+  printMetadata();
   os << "// " << program.getSymName() << ": "
      << ccl::stringifyCollectiveKind(program.getCollective());
   if (auto redop = program.getRedop())
@@ -300,6 +390,7 @@ LogicalResult KernelPrinter::print() {
      << program.getInputCount() << " -> " << program.getOutputCount() << " x "
      << program.getElementType() << "\n";
   printTables();
+  printPrescaleOps();
   os << "CC_KERNEL(" << ccopt::kernelName(program) << ") {\n";
   os.indent();
   os << "typedef " << elementType << " T;\n";

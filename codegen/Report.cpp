@@ -27,7 +27,16 @@ struct Row {
   double ncclTimeUs, ncclBusbw, boundUs;
   std::string runnerUp; // the selection's second choice, if it ran
   double runnerUpUs = 0;
+  // Wire compression: what travels, and the same collective without it.
+  std::string wireType;
+  int64_t wireBytes = 0;
+  double uncompressedTimeUs = 0;
+  int64_t uncompressedWireBytes = 0;
 };
+
+FailureOr<std::vector<Row>> sweepPoint(ccl::AllReduceOp op, int64_t count,
+                                       TypeAttr compress,
+                                       const ReportOptions &options);
 
 std::string typeName(Type type) {
   std::string s;
@@ -51,7 +60,8 @@ std::vector<int> participants(Operation *op, FlatSymbolRefAttr group, int64_t wo
 }
 
 FailureOr<Row> rowFor(ccl::AllReduceOp op, sched::ProgramOp schedule,
-                      const Machine &machine) {
+                      const ReportOptions &options) {
+  const Machine &machine = *options.machine;
   auto fail = [&](llvm::Error error) -> FailureOr<Row> {
     op.emitError("cannot simulate ") << schedule.getSymName() << ": "
                                      << llvm::toString(std::move(error));
@@ -94,11 +104,25 @@ FailureOr<Row> rowFor(ccl::AllReduceOp op, sched::ProgramOp schedule,
     row.runnerUp = runnerUp.str();
     row.runnerUpUs = op->getAttrOfType<FloatAttr>("runner_up_us").getValueAsDouble();
   }
+  row.wireType = typeName(schedule.getWireType());
+  row.wireBytes = simulated->wireBytes;
+  row.uncompressedTimeUs = row.timeUs;
+  row.uncompressedWireBytes = row.wireBytes;
+  if (schedule.getWire()) {
+    // The same collective, selected and lowered without compression.
+    ReportOptions plain = options;
+    plain.pipeline.compress.clear();
+    auto uncompressed = sweepPoint(op, type.getCount(), TypeAttr(), plain);
+    if (mlir::failed(uncompressed) || uncompressed->empty())
+      return failure();
+    row.uncompressedTimeUs = uncompressed->front().timeUs;
+    row.uncompressedWireBytes = uncompressed->front().wireBytes;
+  }
   return row;
 }
 
 /// Rows of every lowered collective in `module`.
-FailureOr<std::vector<Row>> collectRows(ModuleOp module, const Machine &machine) {
+FailureOr<std::vector<Row>> collectRows(ModuleOp module, const ReportOptions &options) {
   std::vector<Row> rows;
   bool failed = false;
   module.walk([&](ccl::AllReduceOp op) {
@@ -106,7 +130,7 @@ FailureOr<std::vector<Row>> collectRows(ModuleOp module, const Machine &machine)
     if (!name || failed)
       return;
     auto schedule = module.lookupSymbol<sched::ProgramOp>(name.getValue());
-    auto row = rowFor(op, schedule, machine);
+    auto row = rowFor(op, schedule, options);
     if (mlir::failed(row)) {
       failed = true;
       return;
@@ -118,8 +142,10 @@ FailureOr<std::vector<Row>> collectRows(ModuleOp module, const Machine &machine)
   return rows;
 }
 
-/// One all-reduce of `count` elements like `op`, lowered with `options`.
+/// One all-reduce of `count` elements like `op` (compressed to `compress`
+/// if set), lowered with `options`.
 FailureOr<std::vector<Row>> sweepPoint(ccl::AllReduceOp op, int64_t count,
+                                       TypeAttr compress,
                                        const ReportOptions &options) {
   MLIRContext *context = op.getContext();
   auto program = op->getParentOfType<ccl::ProgramOp>();
@@ -139,14 +165,17 @@ FailureOr<std::vector<Row>> sweepPoint(ccl::AllReduceOp op, int64_t count,
   Value out = in;
   if (op.getInput() != op.getOutput())
     out = ccl::BufferOp::create(b, op.getLoc(), resized, "out");
-  ccl::AllReduceOp::create(b, op.getLoc(), op.getOpAttr(), in, out, op.getGroupAttr());
+  ccl::AllReduceOp::create(b, op.getLoc(), op.getOpAttr(), in, out, op.getGroupAttr(),
+                           compress);
   PassManager pm(context);
   PipelineOptions pipeline = options.pipeline;
   pipeline.lower = true;
+  pipeline.profile.clear();
+  pipeline.bucketCapMb = 0;
   buildDefaultPipeline(pm, pipeline);
   if (mlir::failed(pm.run(*module)))
     return failure();
-  return collectRows(*module, *options.machine);
+  return collectRows(*module, options);
 }
 
 void printTable(llvm::ArrayRef<Row> rows, const ReportOptions &options,
@@ -156,23 +185,82 @@ void printTable(llvm::ArrayRef<Row> rows, const ReportOptions &options,
                       "simulated; nccl = NCCL's algorithms on the same model\n",
                       m.name, m.nodes, m.ranks());
   os << llvm::formatv("# {0,12} {1,12} {2,6} {3,6} {4,10} {5,8} {6,4} {7,6} "
-                      "{8,11} {9,8} {10,8}  {11,10} {12,11} {13,8}  {14,11} {15,8} {16,9}\n",
+                      "{8,11} {9,8} {10,8}  {11,10} {12,11} {13,8}  {14,11} {15,8} {16,9}"
+                      "  {17,5} {18,13} {19,13} {20,8}\n",
                       "size(B)", "count", "type", "redop", "algorithm", "proto",
                       "ch", "chunks", "time(us)", "algbw", "busbw", "nccl_algo",
-                      "nccl_us", "nccl_bw", "bound(us)", "vs_nccl", "of_bound");
+                      "nccl_us", "nccl_bw", "bound(us)", "vs_nccl", "of_bound",
+                      "wire", "wire_bytes", "plain_us", "vs_plain");
   for (const Row &r : rows)
     os << llvm::formatv("  {0,12} {1,12} {2,6} {3,6} {4,10} {5,8} {6,4} {7,6} "
                         "{8,11:F2} {9,8:F2} {10,8:F2}  {11,10} {12,11:F2} {13,8:F2}  "
-                        "{14,11:F2} {15,8:F3} {16,9:F3}\n",
+                        "{14,11:F2} {15,8:F3} {16,9:F3}  {17,5} {18,13} {19,13:F2} "
+                        "{20,8:F3}\n",
                         r.sizeBytes, r.count, r.dtype, r.redop, r.algorithm,
                         r.protocol, r.channels, r.chunks, r.timeUs, r.algbw,
                         r.busbw, r.ncclAlgorithm + "/" + r.ncclProtocol,
                         r.ncclTimeUs, r.ncclBusbw, r.boundUs,
-                        r.ncclTimeUs / r.timeUs, r.boundUs / r.timeUs);
+                        r.ncclTimeUs / r.timeUs, r.boundUs / r.timeUs, r.wireType,
+                        r.wireBytes, r.uncompressedTimeUs,
+                        r.uncompressedTimeUs / r.timeUs);
+}
+
+/// The step plans ccl-plan-overlap recorded on each program.
+struct StepPlan {
+  std::string name;
+  double stepUs, exposedUs, commUs;
+  int64_t buckets, channels;
+};
+struct StepReport {
+  std::string program;
+  int64_t sms;
+  double computeUs;
+  std::vector<StepPlan> plans; // no overlap, DDP, ccopt
+};
+
+std::vector<StepReport> collectSteps(ModuleOp module) {
+  std::vector<StepReport> steps;
+  module.walk([&](ccl::ProgramOp program) {
+    auto overlap = program->getAttrOfType<DictionaryAttr>("overlap");
+    if (!overlap)
+      return;
+    auto number = [](DictionaryAttr d, StringRef key) {
+      return cast<FloatAttr>(d.get(key)).getValueAsDouble();
+    };
+    auto integer = [](DictionaryAttr d, StringRef key) {
+      return cast<IntegerAttr>(d.get(key)).getInt();
+    };
+    StepReport step{program.getSymName().str(), integer(overlap, "sms"),
+                    number(overlap, "compute_us"), {}};
+    for (StringRef plan : {"none", "ddp", "ccopt"}) {
+      auto d = cast<DictionaryAttr>(overlap.get(plan));
+      step.plans.push_back({plan.str(), number(d, "step_us"), number(d, "exposed_us"),
+                            number(d, "comm_us"), integer(d, "buckets"),
+                            integer(d, "channels")});
+    }
+    steps.push_back(std::move(step));
+  });
+  return steps;
+}
+
+void printStepTable(llvm::ArrayRef<StepReport> steps, llvm::raw_ostream &os) {
+  for (const StepReport &s : steps) {
+    os << llvm::formatv("# step @{0}: compute {1:F1} us on {2} SMs; compute slows to "
+                        "SMs/(SMs-ch) while a collective holds ch channels\n",
+                        s.program, s.computeUs, s.sms);
+    os << llvm::formatv("# {0,-12} {1,12} {2,12} {3,12} {4,8} {5,4}\n", "plan",
+                        "step(us)", "exposed(us)", "comm(us)", "buckets", "ch");
+    for (const StepPlan &p : s.plans)
+      os << llvm::formatv("  {0,-12} {1,12:F1} {2,12:F1} {3,12:F1} {4,8} {5,4}\n",
+                          p.name == "none" ? "no-overlap"
+                          : p.name == "ddp" ? "ddp-25MiB"
+                                            : "ccopt",
+                          p.stepUs, p.exposedUs, p.commUs, p.buckets, p.channels);
+  }
 }
 
 void printJson(llvm::ArrayRef<Row> rows, const ReportOptions &options,
-               llvm::raw_ostream &os) {
+               llvm::raw_ostream &os, llvm::ArrayRef<StepReport> steps) {
   llvm::json::Array jsonRows;
   for (const Row &r : rows)
     jsonRows.push_back(llvm::json::Object{
@@ -197,14 +285,34 @@ void printJson(llvm::ArrayRef<Row> rows, const ReportOptions &options,
         {"fraction_of_bound", r.boundUs / r.timeUs},
         {"runner_up", r.runnerUp},
         {"runner_up_time_us", r.runnerUpUs},
+        {"wire_type", r.wireType},
+        {"wire_bytes", r.wireBytes},
+        {"uncompressed_time_us", r.uncompressedTimeUs},
+        {"uncompressed_wire_bytes", r.uncompressedWireBytes},
+        {"speedup_vs_uncompressed", r.uncompressedTimeUs / r.timeUs},
     });
   const Machine &m = *options.machine;
-  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                   {"topology", m.name},
-                                   {"nodes", m.nodes},
-                                   {"ranks", m.ranks()},
-                                   {"rows", std::move(jsonRows)}}))
-     << "\n";
+  llvm::json::Object top{{"topology", m.name},
+                         {"nodes", m.nodes},
+                         {"ranks", m.ranks()},
+                         {"rows", std::move(jsonRows)}};
+  if (!steps.empty()) {
+    llvm::json::Array jsonSteps;
+    for (const StepReport &s : steps) {
+      llvm::json::Object step{{"program", s.program},
+                              {"sms", s.sms},
+                              {"compute_us", s.computeUs}};
+      for (const StepPlan &p : s.plans)
+        step[p.name] = llvm::json::Object{{"step_us", p.stepUs},
+                                          {"exposed_us", p.exposedUs},
+                                          {"comm_us", p.commUs},
+                                          {"buckets", p.buckets},
+                                          {"channels", p.channels}};
+      jsonSteps.push_back(std::move(step));
+    }
+    top["steps"] = std::move(jsonSteps);
+  }
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(top))) << "\n";
 }
 
 } // namespace
@@ -213,7 +321,7 @@ LogicalResult ccopt::emitReport(ModuleOp module, const ReportOptions &options,
                                 llvm::raw_ostream &os) {
   std::vector<Row> rows;
   if (!options.sweep) {
-    auto collected = collectRows(module, *options.machine);
+    auto collected = collectRows(module, options);
     if (failed(collected))
       return failure();
     rows = std::move(*collected);
@@ -225,17 +333,21 @@ LogicalResult ccopt::emitReport(ModuleOp module, const ReportOptions &options,
       auto type = cast<ccl::BufferType>(op.getInput().getType());
       int64_t elementBytes = type.getSizeInBytes() / type.getCount();
       for (int64_t size = lo; size <= hi; size *= 2) {
-        auto point = sweepPoint(op, std::max<int64_t>(1, size / elementBytes), options);
+        auto point = sweepPoint(op, std::max<int64_t>(1, size / elementBytes),
+                                op.getCompressAttr(), options);
         if (failed(point))
           return failure();
         llvm::append_range(rows, *point);
       }
     }
   }
-  if (options.json)
-    printJson(rows, options, os);
-  else
+  std::vector<StepReport> steps = collectSteps(module);
+  if (options.json) {
+    printJson(rows, options, os, steps);
+  } else {
     printTable(rows, options, os);
+    printStepTable(steps, os);
+  }
   return success();
 }
 

@@ -22,6 +22,10 @@ struct AllReduceShape {
   bool inPlace = false;
   /// World rank of each schedule rank; empty for the identity.
   llvm::SmallVector<int64_t> rankMap;
+  /// Narrow type on the wire (f16, bf16); null: the element type. With one,
+  /// builders send every byte in it, accumulate in f32 at each hop, and
+  /// `avg` divides the inputs first (the program's `prescale`).
+  mlir::Type wire = {};
 };
 
 /// Orders in which rings visit the schedule ranks; channel c follows

@@ -67,7 +67,7 @@ ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
     return AffineMapAttr::get(AffineMap::get(2, 0, getAffineConstantExpr(r, ctx)));
   };
   int64_t parts = numChannels * numChunks;
-  bool avg = shape.redop == ccl::ReductionKind::Avg;
+  bool avg = shape.redop == ccl::ReductionKind::Avg && !program.getPrescale();
   for (int64_t channel = 0; channel < numChannels; ++channel) {
     AffineExpr piece = getAffineDimExpr(1, ctx) + channel * numChunks;
     auto part = [&](BufferKind kind) {

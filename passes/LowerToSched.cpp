@@ -42,7 +42,7 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
       int index = 0;
       insertAfter = program; // schedules follow their program, in order
       for (Operation &op : llvm::make_early_inc_range(program.getBody().front())) {
-        if (isa<ccl::GroupOp, ccl::BufferOp>(op))
+        if (isa<ccl::GroupOp, ccl::BufferOp, ccl::BucketOp, ccl::ReadyOp>(op))
           continue;
         if (op.hasAttr("schedule")) {
           ++index;
@@ -155,6 +155,8 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
         ranks.push_back(r);
     if (!llvm::equal(ranks, llvm::seq<int>(0, *n)))
       llvm::append_range(shape.rankMap, ranks);
+    if (auto compress = op->getAttrOfType<TypeAttr>("compress"))
+      shape.wire = compress.getValue();
     // Automatic: NCCL's channel count on the machine, but no channel with
     // less than 64 KiB per ring part (more would only add steps); pieces of
     // ~512 KiB (NCCL's Simple step) so that the ring pipelines.

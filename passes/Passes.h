@@ -26,6 +26,9 @@ struct PipelineOptions {
   int64_t chunks = 0;   ///< 0: automatic
   int64_t channels = 0; ///< 0: automatic
   bool lower = true;
+  std::string compress;  ///< f16 | bf16: every f32 reduction on that wire
+  double bucketCapMb = 0; ///< > 0: fuse small all_reduces up to this size
+  std::string profile;   ///< compute profile: plan overlap with it
 };
 void buildDefaultPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 

@@ -85,4 +85,68 @@ def SchedVerify : Pass<"sched-verify", "::mlir::ModuleOp"> {
   ];
 }
 
+def CclCompressWire : Pass<"ccl-compress-wire", "::mlir::ModuleOp"> {
+  let summary = "Send every f32 reduction in a 16-bit float type on the wire";
+  let description = [{
+    Gives every f32 `all_reduce`, `reduce_scatter` and `reduce` without a
+    `compress` attribute `compress = wire` (what `ccopt --compress=f16|bf16`
+    runs). Lowering then sends every byte in the wire type, accumulates in
+    f32 at each hop and divides `avg` inputs before they are sent.
+  }];
+  let options = [
+    Option<"wire", "wire", "std::string", /*default=*/"\"f16\"",
+           "wire type: f16 or bf16">,
+  ];
+}
+
+def CclFuseBuckets : Pass<"ccl-fuse-buckets", "::mlir::ModuleOp"> {
+  let summary = "Fuse consecutive small all_reduces into one over a flat bucket";
+  let description = [{
+    Consecutive `all_reduce`s with the same reduction, group, element type
+    and compression, on distinct buffers, become one `all_reduce` over a
+    `ccl.bucket` of their buffers (inputs and outputs each in a bucket when
+    not in place), as long as the bucket stays within `cap-mb` MiB (DDP's
+    bucket_cap_mb, 25 by default). A collective at or above the cap stays
+    alone. The fused collective sits where the last of its members was.
+  }];
+  let options = [
+    Option<"capMb", "cap-mb", "double", /*default=*/"25.0",
+           "largest bucket in MiB (must be positive)">,
+  ];
+}
+
+def CclPlanOverlap : Pass<"ccl-plan-overlap", "::mlir::ModuleOp"> {
+  let summary = "Choose buckets, issue order and channels to hide communication behind compute";
+  let description = [{
+    For a program whose buffers become ready at `ccl.ready` events and a
+    compute profile (JSON: each event's compute time), replaces the
+    all_reduces of ready buffers with bucketed all_reduces, issued as soon
+    as their last member is ready, and picks the channels (SMs) they take:
+    the step is simulated with compute slowed by the SMs communication holds
+    (time x SMs / (SMs - channels) while a collective runs), and the plan
+    with the shortest step wins. The plan and the DDP and no-overlap
+    baselines are written on the program (`overlap_*` attributes).
+  }];
+  let options = [
+    Option<"profile", "profile", "std::string", /*default=*/"\"\"",
+           "compute profile (JSON)">,
+    Option<"topo", "topo", "std::string", /*default=*/"\"\"", "machine preset">,
+    Option<"topoFile", "topo-file", "std::string", /*default=*/"\"\"",
+           "machine file (JSON or NCCL topology XML)">,
+    Option<"nodes", "nodes", "int", /*default=*/"1", "number of such nodes">,
+  ];
+  let dependentDialects = ["::mlir::sched::SchedDialect"];
+}
+
+def SchedFuseSteps : Pass<"sched-fuse-steps", "::mlir::ModuleOp"> {
+  let summary = "Fuse recv + reduce + send and recv + send into single steps";
+  let description = [{
+    In hand-written schedules: `recv from P; reduce A, B -> X; send X to Q
+    at D` becomes `recv_reduce_send from P A, B store X to Q at D`, and
+    `recv from P; send X to Q at D` becomes `recv_copy_send from P X to Q
+    at D`: one pass over memory instead of two, one step instead of two or
+    three. The lowering builds the fused forms directly.
+  }];
+}
+
 #endif

@@ -8,6 +8,13 @@
 void ccopt::buildDefaultPipeline(mlir::OpPassManager &pm,
                                        const PipelineOptions &options) {
   pm.addPass(createCclAssignWorld({options.topo, options.topoFile, options.nodes}));
+  if (!options.compress.empty())
+    pm.addPass(createCclCompressWire({options.compress}));
+  if (!options.profile.empty())
+    pm.addPass(createCclPlanOverlap(
+        {options.profile, options.topo, options.topoFile, options.nodes}));
+  if (options.bucketCapMb > 0)
+    pm.addPass(createCclFuseBuckets({options.bucketCapMb}));
   if (!options.lower)
     return;
   // With a machine and no fixed chunking, simulation picks the algorithm.

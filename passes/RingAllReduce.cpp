@@ -22,7 +22,7 @@ public:
                        int64_t channels)
       : b(b), loc(loc), n(n), chunks(chunks), parts(n * chunks * channels) {}
 
-  void buildTask(int64_t channel, bool inPlace, bool finalize) {
+  void buildTask(int64_t channel, bool inPlace, bool finalize, bool wire) {
     MLIRContext *ctx = b.getContext();
     AffineExpr r = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx);
     AffineExpr s = getAffineDimExpr(2, ctx);
@@ -49,6 +49,10 @@ public:
             part(BufferKind::Scratch, {r, c, s}, channel, c, j));
       });
       AffineExpr owned = r + 1;
+      if (wire) {
+        buildWireAllGather(channel, r, c, s, prev, next, prevS, nextS);
+        return;
+      }
       RecvReduceSendOp::create(
           b, loc, prev, part(BufferKind::Scratch, {r, c}, channel, c, owned),
           part(BufferKind::Input, {r, c}, channel, c, owned),
@@ -67,6 +71,33 @@ public:
   }
 
 private:
+  /// The end of the reduce-scatter and the all-gather over a narrow wire:
+  /// the completed part stays in wire-typed scratch (the owner keeps the
+  /// rounded value, as every other rank will), and each forwarded part is
+  /// read once from scratch into the next rank's scratch and this output.
+  void buildWireAllGather(int64_t channel, AffineExpr r, AffineExpr c,
+                          AffineExpr s, AffineMapAttr prev, AffineMapAttr next,
+                          AffineMapAttr prevS, AffineMapAttr nextS) {
+    AffineExpr owned = r + 1;
+    RecvReduceSendOp::create(
+        b, loc, prev, part(BufferKind::Scratch, {r, c}, channel, c, owned),
+        part(BufferKind::Input, {r, c}, channel, c, owned),
+        part(BufferKind::Scratch, {r, c}, channel, c, owned), UnitAttr(), next,
+        part(BufferKind::Scratch, {r, c}, channel, c, owned));
+    CopyOp::create(b, loc, part(BufferKind::Scratch, {r, c}, channel, c, owned),
+                   part(BufferKind::Output, {r, c}, channel, c, owned));
+    withLoop(1, n - 1, [&] {
+      AffineExpr j = r + 1 - s + n;
+      RecvCopySendOp::create(
+          b, loc, prevS, part(BufferKind::Scratch, {r, c, s}, channel, c, j),
+          nextS, part(BufferKind::Scratch, {r, c, s}, channel, c, j),
+          part(BufferKind::Output, {r, c, s}, channel, c, j));
+    });
+    RecvOp::create(b, loc, prev);
+    CopyOp::create(b, loc, part(BufferKind::Scratch, {r, c}, channel, c, r + 2),
+                   part(BufferKind::Output, {r, c}, channel, c, r + 2));
+  }
+
   /// Part j (mod n) of pipelined chunk c on `channel`: the buffer is split
   /// into channels x chunks blocks of n parts each.
   PartAttr part(BufferKind kind, ArrayRef<AffineExpr> dims, int64_t channel,
@@ -107,10 +138,11 @@ ProgramOp ccopt::buildRingAllReduce(OpBuilder &b, Location loc, StringRef name,
                               "ring", numChannels, numChunks);
   OpBuilder::InsertionGuard guard(b);
   RingAllReduceBuilder ring(b, loc, n, numChunks, numChannels);
-  bool finalize = shape.redop == ccl::ReductionKind::Avg;
+  bool finalize = shape.redop == ccl::ReductionKind::Avg && !program.getPrescale();
+  bool wire = static_cast<bool>(program.getWire());
   for (int64_t channel = 0; channel < numChannels; ++channel) {
     buildTask(b, loc, program, channel, orders);
-    ring.buildTask(channel, shape.inPlace, finalize);
+    ring.buildTask(channel, shape.inPlace, finalize, wire);
   }
   return program;
 }

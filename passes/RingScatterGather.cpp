@@ -115,7 +115,8 @@ ProgramOp buildRingHalf(OpBuilder &b, Location loc, StringRef name, Half half,
   RingHalfBuilder ring(b, loc, n, numChunks, numChannels);
   for (int64_t channel = 0; channel < numChannels; ++channel) {
     buildTask(b, loc, program, channel, orders);
-    ring.buildTask(half, channel, shape.redop == ccl::ReductionKind::Avg);
+    ring.buildTask(half, channel,
+                   shape.redop == ccl::ReductionKind::Avg && !program.getPrescale());
   }
   return program;
 }

@@ -71,6 +71,9 @@ struct Content {
   int64_t origin = 0;
   RankSet ranks;
   bool finalized = false;
+  /// Every contribution was divided by the ranks where it was read from the
+  /// input (a `prescale` program); a complete scaled sum is the average.
+  bool scaled = false;
 
   Content shifted(int64_t by) const {
     Content c = *this;
@@ -81,7 +84,8 @@ struct Content {
   bool operator==(const Content &o) const {
     return defined == o.defined && (!defined || (origin == o.origin &&
                                                  ranks == o.ranks &&
-                                                 finalized == o.finalized));
+                                                 finalized == o.finalized &&
+                                                 scaled == o.scaled));
   }
 };
 
@@ -387,6 +391,11 @@ std::optional<Slice> SymbolicExecution::combine(Thread &t, Operation *op,
       fail(t, op) << "reduces " << where.str() << " after it was finalized";
       return std::nullopt;
     }
+    if (x.scaled != y.scaled || (finalize && x.scaled)) {
+      fail(t, op) << (finalize ? "finalizes" : "combines")
+                  << " prescaled and unscaled contributions into " << where.str();
+      return std::nullopt;
+    }
     auto merged = unite(x.ranks, y.ranks);
     if (auto *dup = std::get_if<int64_t>(&merged)) {
       fail(t, op) << "adds the contribution of rank " << *dup << " twice into "
@@ -394,7 +403,8 @@ std::optional<Slice> SymbolicExecution::combine(Thread &t, Operation *op,
                   << toString(y.ranks) << ")";
       return std::nullopt;
     }
-    out.push_back({len, Content{true, x.origin, std::get<RankSet>(merged), finalize}});
+    out.push_back({len, Content{true, x.origin, std::get<RankSet>(merged), finalize,
+                                x.scaled}});
     offA += len;
     offB += len;
     if (offA == a[i].first)
@@ -422,6 +432,15 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
     auto s = read(t, op, r, *er);
     if (!s)
       return std::nullopt;
+    // A prescaled program reads every contribution divided by the ranks.
+    if (program.getPrescale() && p.getBuffer() == BufferKind::Input)
+      for (auto &piece : *s) {
+        if (piece.second.defined && (piece.second.scaled || piece.second.finalized)) {
+          fail(t, op) << "prescales " << er->str() << " a second time";
+          return std::nullopt;
+        }
+        piece.second.scaled = piece.second.defined;
+      }
     return std::make_pair(*er, *s);
   };
   auto sendTo = [&](int64_t to, PartAttr dst, const ElementRange &src,
@@ -485,6 +504,12 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
         auto src = to ? readPart(rcs.getRecvd()) : std::nullopt;
         if (!src)
           return failure();
+        if (PartAttr store = rcs.getStoreAttr()) {
+          auto st = range(t, op, store, dims);
+          if (!st || failed(sameSize(t, op, {&src->first, &*st})) ||
+              failed(write(t, op, r, *st, src->second)))
+            return failure();
+        }
         return sendTo(*to, rcs.getDst(), src->first, src->second);
       })
       .Case([&](SignalOp signal) -> LogicalResult {
@@ -683,6 +708,10 @@ LogicalResult SymbolicExecution::checkEnd() {
         if (!want)
           continue;
         Content have = piece.content.shifted(e - start);
+        if (have.scaled) { // the prescaled sum of every rank is the average
+          have.scaled = false;
+          have.finalized = have.ranks == want->ranks;
+        }
         if (have == *want)
           continue;
         auto diag = program.emitError() << "rank " << rank << " ends with output["

@@ -20,11 +20,18 @@ ProgramOp ccopt::detail::buildProgram(OpBuilder &b, Location loc, StringRef name
       b, loc, name, kind,
       hasRedop ? ccl::ReductionKindAttr::get(ctx, shape.redop)
                : ccl::ReductionKindAttr(),
-      shape.ranks, channels, shape.elementType, /*wire=*/TypeAttr(), inputCount,
+      shape.ranks, channels, shape.elementType,
+      shape.wire && shape.wire != shape.elementType ? TypeAttr::get(shape.wire)
+                                                    : TypeAttr(),
+      inputCount,
       outputCount, scratchCount, root ? b.getI64IntegerAttr(*root) : IntegerAttr(),
       shape.inPlace, algorithm, chunks,
       shape.rankMap.empty() ? DenseI64ArrayAttr()
                             : b.getDenseI64ArrayAttr(shape.rankMap));
+  // avg over a narrow wire: every input is divided before it is sent.
+  if (program.getWire() && hasRedop && shape.redop == ccl::ReductionKind::Avg &&
+      shape.ranks > 1)
+    program.setPrescale(true);
   program.getBody().emplaceBlock();
   return program;
 }

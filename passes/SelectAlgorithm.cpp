@@ -83,6 +83,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     AllReduceShape shape{*n, type.getCount(), type.getElementType(), op.getOp(),
                          op.getInput() == op.getOutput(),
                          SmallVector<int64_t>(ranks.begin(), ranks.end())};
+    if (TypeAttr compress = op.getCompressAttr())
+      shape.wire = compress.getValue();
     // Per algorithm: every power-of-two channel count, and for each, double
     // the chunks while that helps.
     std::vector<Choice> best;

@@ -73,7 +73,10 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
   auto rank = [&](int64_t r) {
     return AffineMapAttr::get(AffineMap::get(2, 0, getAffineConstantExpr(r, ctx)));
   };
-  bool avg = shape.redop == ccl::ReductionKind::Avg;
+  bool avg = shape.redop == ccl::ReductionKind::Avg && !program.getPrescale();
+  // A narrow wire: the result travels down in wire-typed scratch (slot 0),
+  // and every rank, the root included, keeps the value it rounds to.
+  bool wire = static_cast<bool>(program.getWire());
   for (int64_t channel = 0; channel < numChannels; ++channel) {
     // Channels alternate between the trees.
     const std::vector<int64_t> &parent = trees[channel % trees.size()];
@@ -115,6 +118,22 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
         CopyOp::create(b, loc, part(BufferKind::Input), part(BufferKind::Output));
       if (!root)
         SendOp::create(b, loc, partial, rank(parent[r]), slot(mySlot));
+      if (wire && n > 1) {
+        if (root) {
+          CopyOp::create(b, loc, part(BufferKind::Output), slot(0));
+          CopyOp::create(b, loc, slot(0), part(BufferKind::Output));
+        } else if (kids.empty()) {
+          RecvOp::create(b, loc, rank(parent[r]));
+          CopyOp::create(b, loc, slot(0), part(BufferKind::Output));
+        } else {
+          RecvCopySendOp::create(b, loc, rank(parent[r]), slot(0),
+                                 rank(kids.front()), slot(0),
+                                 part(BufferKind::Output));
+        }
+        for (size_t k = root ? 0 : 1; k < kids.size(); ++k)
+          SendOp::create(b, loc, slot(0), rank(kids[k]), slot(0));
+        continue;
+      }
       // Broadcast: the result, down to the children.
       if (!root)
         RecvOp::create(b, loc, rank(parent[r]));

@@ -8,6 +8,8 @@
 #include <map>
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace mlir::ccl;
@@ -62,6 +64,50 @@ LogicalResult ProgramOp::verify() {
   return success();
 }
 
+/// Ready events: distinct names, every buffer made ready at most once and
+/// never after a collective used it (directly or through a bucket).
+static LogicalResult verifyReadyOrder(ProgramOp program) {
+  llvm::DenseMap<Value, Operation *> firstUse;
+  llvm::DenseSet<Value> readied;
+  llvm::StringMap<Operation *> events;
+  auto uses = [&](Value v, auto &&fn) -> void {
+    fn(v);
+    if (auto bucket = v.getDefiningOp<BucketOp>())
+      for (Value m : bucket.getMembers())
+        fn(m);
+  };
+  for (Operation &op : program.getBody().front()) {
+    if (auto ready = dyn_cast<ReadyOp>(op)) {
+      auto [it, fresh] = events.try_emplace(ready.getName(), ready);
+      if (!fresh) {
+        InFlightDiagnostic diag = ready.emitOpError("event '")
+                                  << ready.getName() << "' is declared twice";
+        diag.attachNote(it->second->getLoc()) << "first declared here";
+        return diag;
+      }
+      for (auto [i, buffer] : llvm::enumerate(ready.getBuffers())) {
+        if (!readied.insert(buffer).second)
+          return ready.emitOpError("makes buffer #")
+                 << i << " ready a second time";
+        if (Operation *user = firstUse.lookup(buffer)) {
+          InFlightDiagnostic diag =
+              ready.emitOpError("event '")
+              << ready.getName() << "' makes buffer #" << i
+              << " ready after a collective used it (impossible order)";
+          diag.attachNote(user->getLoc()) << "used here";
+          return diag;
+        }
+      }
+      continue;
+    }
+    if (isa<BufferOp, BucketOp, GroupOp>(op))
+      continue;
+    for (Value operand : op.getOperands())
+      uses(operand, [&](Value v) { firstUse.try_emplace(v, &op); });
+  }
+  return success();
+}
+
 /// Sends and receives between a pair of ranks match in program order.
 LogicalResult ProgramOp::verifyRegions() {
   // (group, from, to) -> unmatched sends (or receives) in program order.
@@ -92,6 +138,8 @@ LogicalResult ProgramOp::verifyRegions() {
     }
     return success();
   };
+  if (failed(verifyReadyOrder(*this)))
+    return failure();
   for (Operation &op : getBody().front()) {
     if (auto send = dyn_cast<SendOp>(op); send && failed(pair(send, keyOf(send), true)))
       return failure();
@@ -130,6 +178,53 @@ void BufferOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNameFn(getResult(), getName());
 }
 
+void BucketOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), getName());
+}
+
+LogicalResult BucketOp::verify() {
+  if (getMembers().empty())
+    return emitOpError("needs at least one member");
+  auto type = cast<BufferType>(getResult().getType());
+  int64_t total = 0;
+  llvm::SmallPtrSet<Value, 8> seen;
+  for (auto [i, member] : llvm::enumerate(getMembers())) {
+    auto memberType = cast<BufferType>(member.getType());
+    if (memberType.getElementType() != type.getElementType())
+      return emitOpError("member #") << i << " holds " << memberType.getElementType()
+                                     << " but the bucket holds "
+                                     << type.getElementType();
+    if (!member.getDefiningOp<BufferOp>())
+      return emitOpError("member #") << i << " is not a ccl.buffer";
+    if (!seen.insert(member).second)
+      return emitOpError("lists member #") << i << " twice";
+    total += memberType.getCount();
+  }
+  if (total != type.getCount())
+    return emitOpError("count ") << type.getCount()
+                                 << " differs from the members' total " << total;
+  return success();
+}
+
+SmallVector<int64_t> BucketOp::getMemberOffsets() {
+  SmallVector<int64_t> offsets;
+  int64_t at = 0;
+  for (Value member : getMembers()) {
+    offsets.push_back(at);
+    at += cast<BufferType>(member.getType()).getCount();
+  }
+  return offsets;
+}
+
+LogicalResult ReadyOp::verify() {
+  if (getBuffers().empty())
+    return emitOpError("needs at least one buffer");
+  for (auto [i, buffer] : llvm::enumerate(getBuffers()))
+    if (!buffer.getDefiningOp<BufferOp>())
+      return emitOpError("buffer #") << i << " is not a ccl.buffer";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Collectives
 //===----------------------------------------------------------------------===//
@@ -146,6 +241,21 @@ LogicalResult verifySameElementType(Operation *op, Value input, Value output) {
 }
 
 int64_t countOf(Value buffer) { return cast<BufferType>(buffer.getType()).getCount(); }
+
+/// `compress` names a 16-bit float wire type for floating-point data wider
+/// than it.
+LogicalResult verifyCompress(Operation *op, TypeAttr compress, Value input) {
+  if (!compress)
+    return success();
+  Type wire = compress.getValue();
+  if (!wire.isF16() && !wire.isBF16())
+    return op->emitOpError("compress must be f16 or bf16, got ") << wire;
+  Type element = cast<BufferType>(input.getType()).getElementType();
+  if (!element.isF32() && !element.isF64())
+    return op->emitOpError("compress needs f32 or f64 data, got ")
+           << element << " (integers and 16-bit floats are sent as they are)";
+  return success();
+}
 
 /// Input and output hold the same number of elements of one type.
 LogicalResult verifySameBuffers(Operation *op, Value input, Value output) {
@@ -196,12 +306,16 @@ CCL_GROUP_USER(BarrierOp)
 #undef CCL_GROUP_USER
 
 LogicalResult AllReduceOp::verify() {
-  return verifySameBuffers(*this, getInput(), getOutput());
+  if (failed(verifySameBuffers(*this, getInput(), getOutput())))
+    return failure();
+  return verifyCompress(*this, getCompressAttr(), getInput());
 }
 LogicalResult AllReduceOp::verifyForRanks(int64_t) { return success(); }
 
 LogicalResult ReduceScatterOp::verify() {
-  return verifySameElementType(*this, getInput(), getOutput());
+  if (failed(verifySameElementType(*this, getInput(), getOutput())))
+    return failure();
+  return verifyCompress(*this, getCompressAttr(), getInput());
 }
 LogicalResult ReduceScatterOp::verifyForRanks(int64_t n) {
   if (countOf(getInput()) != n * countOf(getOutput()))
@@ -230,7 +344,9 @@ LogicalResult BroadcastOp::verifyForRanks(int64_t n) {
 }
 
 LogicalResult ReduceOp::verify() {
-  return verifySameBuffers(*this, getInput(), getOutput());
+  if (failed(verifySameBuffers(*this, getInput(), getOutput())))
+    return failure();
+  return verifyCompress(*this, getCompressAttr(), getInput());
 }
 LogicalResult ReduceOp::verifyForRanks(int64_t n) {
   return verifyRank(*this, "root", getRoot(), n);

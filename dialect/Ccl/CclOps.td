@@ -83,9 +83,19 @@ def Ccl_AllReduceOp : Ccl_CollectiveOp<"all_reduce"> {
     ccl.all_reduce max %a -> %a group @tp : !ccl.buffer<1024xf32> -> !ccl.buffer<1024xf32>
     ```
     Input and output may be the same buffer (in place).
+
+    `compress = f16` (or `bf16`) sends the data in that type on the wire:
+    every hop converts to it, accumulates in f32 and converts back; the
+    output keeps the buffer's type. `avg` divides every input by the ranks
+    before it is sent.
+
+    ```mlir
+    ccl.all_reduce avg %g -> %g {compress = bf16} : !ccl.buffer<1024xf32> -> !ccl.buffer<1024xf32>
+    ```
   }];
   let arguments = (ins Ccl_ReductionKindAttr:$op, Ccl_BufferType:$input,
-                       Ccl_BufferType:$output, OptionalAttr<FlatSymbolRefAttr>:$group);
+                       Ccl_BufferType:$output, OptionalAttr<FlatSymbolRefAttr>:$group,
+                       OptionalAttr<TypeAttr>:$compress);
   let assemblyFormat = [{
     custom<RedOp>($op) $input `->` $output (`group` $group^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
   }];
@@ -101,7 +111,8 @@ def Ccl_ReduceScatterOp : Ccl_CollectiveOp<"reduce_scatter"> {
     ```
   }];
   let arguments = (ins Ccl_ReductionKindAttr:$op, Ccl_BufferType:$input,
-                       Ccl_BufferType:$output, OptionalAttr<FlatSymbolRefAttr>:$group);
+                       Ccl_BufferType:$output, OptionalAttr<FlatSymbolRefAttr>:$group,
+                       OptionalAttr<TypeAttr>:$compress);
   let assemblyFormat = [{
     custom<RedOp>($op) $input `->` $output (`group` $group^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
   }];
@@ -144,7 +155,8 @@ def Ccl_ReduceOp : Ccl_CollectiveOp<"reduce"> {
   }];
   let arguments = (ins Ccl_ReductionKindAttr:$op, Ccl_BufferType:$input,
                        Ccl_BufferType:$output, I64Attr:$root,
-                       OptionalAttr<FlatSymbolRefAttr>:$group);
+                       OptionalAttr<FlatSymbolRefAttr>:$group,
+                       OptionalAttr<TypeAttr>:$compress);
   let assemblyFormat = [{
     custom<RedOp>($op) $input `->` $output `root` $root (`group` $group^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
   }];
@@ -205,6 +217,50 @@ def Ccl_BarrierOp : Ccl_CollectiveOp<"barrier"> {
   }];
   let arguments = (ins OptionalAttr<FlatSymbolRefAttr>:$group);
   let assemblyFormat = "(`group` $group^)? attr-dict";
+}
+
+def Ccl_BucketOp : Ccl_Op<"bucket", [HasParent<"ProgramOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "a flat buffer holding several buffers back to back";
+  let description = [{
+    Made by `ccl-fuse-buckets` and `ccl-plan-overlap`: a collective on the
+    bucket acts on its members, laid out in order (member i starts after the
+    counts of members 0..i-1). The runtime owns the bucket's memory: it
+    copies the members in before the collective and the results back out
+    after it, so results land in the members' own memory.
+
+    ```mlir
+    %b = ccl.bucket "bucket0" %w, %bias : !ccl.buffer<1024xf32>, !ccl.buffer<32xf32> -> !ccl.buffer<1056xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, Variadic<Ccl_BufferType>:$members);
+  let results = (outs Ccl_BufferType:$result);
+  let assemblyFormat = [{
+    $name $members attr-dict `:` qualified(type($members)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// First element of each member in the bucket.
+    ::llvm::SmallVector<int64_t> getMemberOffsets();
+  }];
+}
+
+def Ccl_ReadyOp : Ccl_Op<"ready", [HasParent<"ProgramOp">]> {
+  let summary = "buffers that compute makes ready at a named event";
+  let description = [{
+    Compute (e.g. a training step's backward pass) runs the events in
+    program order; when event `name` ends, its buffers hold their final
+    values and collectives on them may start. A compute profile gives each
+    event's time (`ccl-plan-overlap`). A buffer is made ready at most once,
+    and no collective may use it before its event.
+
+    ```mlir
+    ccl.ready "h11" %w11, %b11 : !ccl.buffer<589824xf32>, !ccl.buffer<768xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, Variadic<Ccl_BufferType>:$buffers);
+  let assemblyFormat = "$name $buffers attr-dict `:` qualified(type($buffers))";
+  let hasVerifier = 1;
 }
 
 #endif

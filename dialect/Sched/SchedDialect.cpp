@@ -74,6 +74,8 @@ LogicalResult ProgramOp::verify() {
     return emitOpError("buffer counts must not be negative");
   if (getInPlace() && getInputCount() != getOutputCount())
     return emitOpError("in_place needs equal input and output counts");
+  if (getPrescale() && getRedop() != ccl::ReductionKind::Avg)
+    return emitOpError("prescale needs the avg reduction");
   if (IntegerAttr root = getRootAttr();
       root && (root.getInt() < 0 || root.getInt() >= ranks))
     return emitOpError("root ") << root.getInt() << " is out of range for "
@@ -200,6 +202,7 @@ LogicalResult RecvReduceSendOp::verify() {
 LogicalResult RecvCopySendOp::verify() {
   return failure(failed(verifyMap(*this, "from", getFrom())) ||
                  failed(verifyPart(*this, "received", getRecvd())) ||
+                 failed(verifyPart(*this, "store", getStoreAttr())) ||
                  failed(verifyMap(*this, "to", getTo())) ||
                  failed(verifyPart(*this, "destination", getDst())));
 }

@@ -85,6 +85,9 @@ def Sched_ProgramOp : Sched_Op<"program", [Symbol, NoTerminator, SingleBlock,
     defaults to the element type; remote writes into scratch travel in it).
     Schedule rank i runs on world rank `rank_map[i]` (identity without it):
     how a group's collective or a ring in a machine-friendly order is placed.
+    `prescale` (avg only): every step that reads the input reads it divided
+    by the ranks, so sums stay in the range of a narrow wire type and
+    nothing is finalized at the end.
 
     ```mlir
     sched.program @ring attributes {collective = #ccl<collective all_reduce>,
@@ -105,7 +108,7 @@ def Sched_ProgramOp : Sched_Op<"program", [Symbol, NoTerminator, SingleBlock,
       I64Attr:$input_count, I64Attr:$output_count, I64Attr:$scratch_count,
       OptionalAttr<I64Attr>:$root, UnitAttr:$in_place, StrAttr:$algorithm,
       DefaultValuedAttr<I64Attr, "1">:$chunks,
-      OptionalAttr<DenseI64ArrayAttr>:$rank_map);
+      OptionalAttr<DenseI64ArrayAttr>:$rank_map, UnitAttr:$prescale);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -251,6 +254,10 @@ def Sched_RecvReduceSendOp : Sched_StepOp<"recv_reduce_send"> {
 def Sched_RecvCopySendOp : Sched_StepOp<"recv_copy_send"> {
   let summary = "wait for `from`, forward what arrived to `to`";
   let description = [{
+    One pass over memory: what arrived is read once, written into `to`'s
+    `dst` (and, with `store`, into a local part too, e.g. from wire-typed
+    scratch into the output), then `to` is signalled.
+
     ```mlir
     sched.recv_copy_send from affine_map<(d0) -> ((d0 + 7) mod 8)>
         <output, (d0) -> (d0), 8>
@@ -258,8 +265,17 @@ def Sched_RecvCopySendOp : Sched_StepOp<"recv_copy_send"> {
     ```
   }];
   let arguments = (ins AffineMapAttr:$from, Sched_PartAttr:$recvd,
-      AffineMapAttr:$to, Sched_PartAttr:$dst);
-  let assemblyFormat = "`from` $from $recvd `to` $to `at` $dst attr-dict";
+      AffineMapAttr:$to, Sched_PartAttr:$dst, OptionalAttr<Sched_PartAttr>:$store);
+  let assemblyFormat = [{
+    `from` $from $recvd (`store` $store^)? `to` $to `at` $dst attr-dict
+  }];
+  let builders = [
+    // Without a local store (what most schedules forward).
+    OpBuilder<(ins "::mlir::AffineMapAttr":$from, "PartAttr":$recvd,
+                   "::mlir::AffineMapAttr":$to, "PartAttr":$dst), [{
+      build($_builder, $_state, from, recvd, to, dst, PartAttr());
+    }]>
+  ];
 }
 
 def Sched_SignalOp : Sched_StepOp<"signal"> {

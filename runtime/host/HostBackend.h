@@ -55,6 +55,9 @@ public:
   /// Base of buffer `kind` (CC_BUF_*) of `rank`.
   void* buffer(int rank, int kind) const { return bufPtrs_[size_t(rank) * CC_NUM_BUFS + kind]; }
   template <class T> T* buffer(int rank, int kind) const { return static_cast<T*>(buffer(rank, kind)); }
+  /// Points buffer `kind` of `rank` at caller memory instead of its own
+  /// (which must hold bufferBytes(kind) and outlive the launches).
+  void bind(int rank, int kind, void* data) { bufPtrs_[size_t(rank) * CC_NUM_BUFS + kind] = data; }
   /// The sync area of `rank` (cc_sync_words(nranks, nchannels) words).
   const cc_u64* syncArea(int rank) const { return syncPtrs_[rank]; }
 
@@ -67,6 +70,8 @@ public:
   /// Raises the abort flag of the launch in progress (from another thread):
   /// its waits return at once and it returns CC_ERR_ABORTED.
   void requestAbort() { __atomic_store_n(&abort_, 1, __ATOMIC_SEQ_CST); }
+  /// The error word of the last (or running) launch: CC_OK or CC_ERR_*.
+  int lastError() const { return __atomic_load_n(&error_, __ATOMIC_SEQ_CST); }
 
 private:
   struct Free { void operator()(void* p) const; };

@@ -1,4 +1,5 @@
 #include "runtime/jit/CudaDriver.h"
+#include "runtime/jit/CudaDriverApi.h"
 
 #include <dlfcn.h>
 
@@ -7,19 +8,6 @@
 
 namespace ccopt::rt {
 namespace {
-
-// The few driver types used here, declared with cuda.h's layout so that no
-// CUDA header is needed. CUdevice is an int; the handles are opaque pointers.
-using CUresult = int;
-using CUdevice = int;
-using CUdeviceptr = unsigned long long;
-using CUcontext = void*;
-using CUmodule = void*;
-using CUfunction = void*;
-using CUstream = void*;
-constexpr CUresult CUDA_SUCCESS = 0;
-constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
-constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 
 // The codes that explain a missing device, named when the driver cannot name them.
 const char* knownErrorName(CUresult rc) {
@@ -36,46 +24,7 @@ const char* knownErrorName(CUresult rc) {
   }
 }
 
-// Entry points, resolved once. Names are the ABI symbols (cuda.h maps e.g.
-// cuMemAlloc to cuMemAlloc_v2 by macro; dlsym needs the real name).
-struct Driver {
-  void* lib = nullptr;  // dlopen handle
-  std::string error;  // why the driver is unusable; empty when it is usable
-  CUresult initResult = CUDA_SUCCESS;
-
-  CUresult (*cuInit)(unsigned) = nullptr;
-  CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
-  CUresult (*cuGetErrorString)(CUresult, const char**) = nullptr;
-  CUresult (*cuDeviceGetCount)(int*) = nullptr;
-  CUresult (*cuDeviceGet)(CUdevice*, int) = nullptr;
-  CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice) = nullptr;
-  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice) = nullptr;
-  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice) = nullptr;
-  CUresult (*cuCtxGetCurrent)(CUcontext*) = nullptr;
-  CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
-  CUresult (*cuCtxSynchronize)() = nullptr;
-  CUresult (*cuModuleLoadData)(CUmodule*, const void*) = nullptr;
-  CUresult (*cuModuleUnload)(CUmodule) = nullptr;
-  CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             CUstream, void**, void**) = nullptr;
-  CUresult (*cuMemAlloc)(CUdeviceptr*, size_t) = nullptr;
-  CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
-  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t) = nullptr;
-  CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t) = nullptr;
-
-  // "cuFoo: CUDA_ERROR_BAR (what it means)".
-  std::string describe(const char* call, CUresult rc) const {
-    const char* name = nullptr;
-    const char* text = nullptr;
-    if (cuGetErrorName) cuGetErrorName(rc, &name);
-    if (cuGetErrorString) cuGetErrorString(rc, &text);
-    if (!name) name = knownErrorName(rc);  // the link stub, for one, names nothing
-    std::string s = std::string(call) + ": " + (name ? name : "CUDA error " + std::to_string(rc));
-    if (text) s += std::string(" (") + text + ")";
-    return s;
-  }
-};
+using Driver = CudaDriverApi;
 
 template <class Fn>
 bool resolve(void* lib, const char* symbol, Fn& fn, std::string& error) {
@@ -116,6 +65,37 @@ Driver loadDriver(const std::string& libName) {
   resolve(lib, "cuMemFree_v2", d.cuMemFree, e);
   resolve(lib, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD, e);
   resolve(lib, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH, e);
+  resolve(lib, "cuDeviceCanAccessPeer", d.cuDeviceCanAccessPeer, e);
+  resolve(lib, "cuCtxEnablePeerAccess", d.cuCtxEnablePeerAccess, e);
+  resolve(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor", d.cuOccupancyMaxActiveBlocksPerMultiprocessor, e);
+  resolve(lib, "cuMemHostAlloc", d.cuMemHostAlloc, e);
+  resolve(lib, "cuMemHostGetDevicePointer_v2", d.cuMemHostGetDevicePointer, e);
+  resolve(lib, "cuMemFreeHost", d.cuMemFreeHost, e);
+  resolve(lib, "cuMemcpyHtoDAsync_v2", d.cuMemcpyHtoDAsync, e);
+  resolve(lib, "cuMemcpyDtoHAsync_v2", d.cuMemcpyDtoHAsync, e);
+  resolve(lib, "cuMemsetD8_v2", d.cuMemsetD8, e);
+  resolve(lib, "cuMemsetD8Async", d.cuMemsetD8Async, e);
+  resolve(lib, "cuMemGetAddressRange_v2", d.cuMemGetAddressRange, e);
+  resolve(lib, "cuPointerGetAttribute", d.cuPointerGetAttribute, e);
+  resolve(lib, "cuIpcGetMemHandle", d.cuIpcGetMemHandle, e);
+  resolve(lib, "cuIpcOpenMemHandle_v2", d.cuIpcOpenMemHandle, e);
+  resolve(lib, "cuIpcCloseMemHandle", d.cuIpcCloseMemHandle, e);
+  resolve(lib, "cuStreamCreate", d.cuStreamCreate, e);
+  resolve(lib, "cuStreamDestroy_v2", d.cuStreamDestroy, e);
+  resolve(lib, "cuStreamSynchronize", d.cuStreamSynchronize, e);
+  resolve(lib, "cuEventCreate", d.cuEventCreate, e);
+  resolve(lib, "cuEventDestroy_v2", d.cuEventDestroy, e);
+  resolve(lib, "cuEventRecord", d.cuEventRecord, e);
+  resolve(lib, "cuEventSynchronize", d.cuEventSynchronize, e);
+  // CUDA 13 renamed it; older drivers have only the first version.
+  if (!dlsym(lib, "cuEventElapsedTime_v2")) resolve(lib, "cuEventElapsedTime", d.cuEventElapsedTime, e);
+  else resolve(lib, "cuEventElapsedTime_v2", d.cuEventElapsedTime, e);
+  resolve(lib, "cuStreamBeginCapture_v2", d.cuStreamBeginCapture, e);
+  resolve(lib, "cuStreamEndCapture", d.cuStreamEndCapture, e);
+  resolve(lib, "cuGraphInstantiateWithFlags", d.cuGraphInstantiateWithFlags, e);
+  resolve(lib, "cuGraphLaunch", d.cuGraphLaunch, e);
+  resolve(lib, "cuGraphExecDestroy", d.cuGraphExecDestroy, e);
+  resolve(lib, "cuGraphDestroy", d.cuGraphDestroy, e);
   if (!e.empty()) return d;
   d.initResult = d.cuInit(0);
   if (d.initResult != CUDA_SUCCESS) d.error = d.describe("cuInit", d.initResult);
@@ -154,6 +134,26 @@ DeviceStatus probe(const Driver& d) {
 }
 
 }  // namespace
+
+std::string CudaDriverApi::describe(const char* call, CUresult rc) const {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (cuGetErrorName) cuGetErrorName(rc, &name);
+  if (cuGetErrorString) cuGetErrorString(rc, &text);
+  if (!name) name = knownErrorName(rc);  // the link stub, for one, names nothing
+  std::string s = std::string(call) + ": " + (name ? name : "CUDA error " + std::to_string(rc));
+  if (text) s += std::string(" (") + text + ")";
+  return s;
+}
+
+const CudaDriverApi* cudaDriverApi(std::string& error) {
+  const DeviceStatus status = probeCudaDevices();
+  if (!status.available) {
+    error = status.reason;
+    return nullptr;
+  }
+  return &driver();
+}
 
 DeviceStatus probeCudaDevices() { return probe(driver()); }
 

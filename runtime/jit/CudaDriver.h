@@ -46,6 +46,9 @@ public:
   CudaContext& operator=(const CudaContext&) = delete;
 
   int device() const { return device_; }
+  /// The CUdevice and CUcontext, for driver calls the class does not wrap.
+  int cuDevice() const { return cuDevice_; }
+  void* handle() const { return context_; }
   /// 10 * major + minor compute capability: NVRTC's sm_<smArch>.
   int smArch() const { return smArch_; }
 

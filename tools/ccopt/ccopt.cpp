@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -69,6 +70,19 @@ cl::opt<int64_t> chunks("chunks",
 cl::opt<int64_t> channels("channels",
                           cl::desc("Channels per rank (0: automatic)"),
                           cl::init(0), cl::cat(category));
+cl::opt<std::string> compress(
+    "compress", cl::desc("Send every f32 reduction in f16 or bf16 on the wire"),
+    cl::value_desc("f16|bf16"), cl::cat(category));
+cl::opt<bool> fuseBuckets(
+    "fuse-buckets", cl::desc("Fuse consecutive small all_reduces into buckets"),
+    cl::cat(category));
+cl::opt<double> bucketCapMb(
+    "bucket-cap-mb", cl::desc("Largest fused bucket in MiB (default 25)"),
+    cl::init(25.0), cl::cat(category));
+cl::opt<std::string> profileFile(
+    "profile", cl::desc("Compute profile (JSON): plan buckets, order and "
+                        "channels to overlap communication with compute"),
+    cl::value_desc("file"), cl::cat(category));
 cl::opt<std::string> reportFormat(
     "report-format", cl::desc("Report as a table or as json"),
     cl::value_desc("table|json"), cl::init("table"), cl::cat(category));
@@ -86,6 +100,13 @@ cl::opt<bool> verifyDiagnostics(
 /// The machine of --topo/--nodes, once the options are checked.
 std::optional<ccopt::topo::Machine> machine;
 std::optional<std::pair<int64_t, int64_t>> sweepRange;
+
+/// 25 -> "25", 0.5 -> "0.5".
+std::string shortNumber(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
 
 /// "64K" -> 65536; std::nullopt when malformed.
 std::optional<int64_t> parseSize(llvm::StringRef text) {
@@ -138,8 +159,13 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
         return failure();
     } else if (machine || (emit.getNumOccurrences() && emit != Emit::Mlir)) {
       // Like mlir-opt, a bare `ccopt file` only parses, verifies and prints.
-      ccopt::buildDefaultPipeline(
-          pm, {topo, topoFile, nodes, chunks, channels, /*lower=*/emit != Emit::Mlir});
+      ccopt::PipelineOptions options{topo, topoFile, nodes, chunks, channels,
+                                     /*lower=*/emit != Emit::Mlir};
+      options.compress = compress;
+      options.bucketCapMb =
+          fuseBuckets || bucketCapMb.getNumOccurrences() ? bucketCapMb.getValue() : 0;
+      options.profile = profileFile;
+      ccopt::buildDefaultPipeline(pm, options);
     }
     if (failed(pm.run(*module)))
       return failure();
@@ -149,6 +175,7 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       ccopt::ReportOptions report;
       report.machine = &*machine;
       report.pipeline = {topo, topoFile, nodes, chunks, channels, /*lower=*/true};
+      report.pipeline.compress = compress;
       report.json = reportFormat == "json";
       report.sweep = sweepRange;
       return ccopt::emitReport(*module, report, os);
@@ -214,6 +241,13 @@ int main(int argc, char **argv) {
   }
   if (chunks < 0 || channels < 0)
     return failed(fail("--chunks and --channels must not be negative"));
+  if (!compress.empty() && compress != "f16" && compress != "bf16")
+    return failed(fail("--compress must be f16 or bf16, got '" + compress + "'"));
+  if (bucketCapMb.getNumOccurrences() && !(bucketCapMb > 0))
+    return failed(fail("--bucket-cap-mb must be positive, got " +
+                       llvm::formatv("{0}", shortNumber(bucketCapMb)).str()));
+  if (!profileFile.empty() && !machine)
+    return failed(fail("--profile needs a machine (--topo or --topo-file)"));
 
   std::string errorMessage;
   auto input = openInputFile(inputFilename, &errorMessage);

@@ -454,3 +454,128 @@ ccl.program @p world(8) {
   // expected-error @+1 {{custom op 'ccl.allreduce' is unknown}}
   ccl.allreduce sum %a -> %a : !ccl.buffer<8xf32> -> !ccl.buffer<8xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// compress (wire compression)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+ccl.program @p world(4) {
+  %a = ccl.buffer "a" : !ccl.buffer<64xi32>
+  // expected-error @+1 {{compress needs f32 or f64 data, got 'i32' (integers and 16-bit floats are sent as they are)}}
+  ccl.all_reduce sum %a -> %a {compress = f16} : !ccl.buffer<64xi32> -> !ccl.buffer<64xi32>
+}
+
+// -----
+
+ccl.program @p world(4) {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf16>
+  // expected-error @+1 {{compress needs f32 or f64 data, got 'f16'}}
+  ccl.reduce sum %a -> %a root 0 {compress = bf16} : !ccl.buffer<64xf16> -> !ccl.buffer<64xf16>
+}
+
+// -----
+
+ccl.program @p world(4) {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  %b = ccl.buffer "b" : !ccl.buffer<16xf32>
+  // expected-error @+1 {{compress must be f16 or bf16, got 'f32'}}
+  ccl.reduce_scatter sum %a -> %b {compress = f32} : !ccl.buffer<64xf32> -> !ccl.buffer<16xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// ccl.bucket
+//===----------------------------------------------------------------------===//
+
+// -----
+
+ccl.program @p {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  %b = ccl.buffer "b" : !ccl.buffer<32xf32>
+  // expected-error @+1 {{count 100 differs from the members' total 96}}
+  %k = ccl.bucket "k" %a, %b : !ccl.buffer<64xf32>, !ccl.buffer<32xf32> -> !ccl.buffer<100xf32>
+}
+
+// -----
+
+ccl.program @p {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  %b = ccl.buffer "b" : !ccl.buffer<32xi32>
+  // expected-error @+1 {{member #1 holds 'i32' but the bucket holds 'f32'}}
+  %k = ccl.bucket "k" %a, %b : !ccl.buffer<64xf32>, !ccl.buffer<32xi32> -> !ccl.buffer<96xf32>
+}
+
+// -----
+
+ccl.program @p {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  // expected-error @+1 {{lists member #1 twice}}
+  %k = ccl.bucket "k" %a, %a : !ccl.buffer<64xf32>, !ccl.buffer<64xf32> -> !ccl.buffer<128xf32>
+}
+
+// -----
+
+ccl.program @p {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  %k = ccl.bucket "k" %a : !ccl.buffer<64xf32> -> !ccl.buffer<64xf32>
+  // expected-error @+1 {{member #0 is not a ccl.buffer}}
+  %k2 = ccl.bucket "k2" %k : !ccl.buffer<64xf32> -> !ccl.buffer<64xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// ccl.ready (compute events)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+ccl.program @p {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  // expected-note @+1 {{used here}}
+  ccl.all_reduce sum %a -> %a : !ccl.buffer<64xf32> -> !ccl.buffer<64xf32>
+  // expected-error @+1 {{event 'late' makes buffer #0 ready after a collective used it (impossible order)}}
+  ccl.ready "late" %a : !ccl.buffer<64xf32>
+}
+
+// -----
+
+ccl.program @p {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  %b = ccl.buffer "b" : !ccl.buffer<64xf32>
+  %k = ccl.bucket "k" %a, %b : !ccl.buffer<64xf32>, !ccl.buffer<64xf32> -> !ccl.buffer<128xf32>
+  ccl.ready "first" %a : !ccl.buffer<64xf32>
+  // expected-note @+1 {{used here}}
+  ccl.all_reduce sum %k -> %k : !ccl.buffer<128xf32> -> !ccl.buffer<128xf32>
+  // expected-error @+1 {{event 'second' makes buffer #0 ready after a collective used it (impossible order)}}
+  ccl.ready "second" %b : !ccl.buffer<64xf32>
+}
+
+// -----
+
+ccl.program @p {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  %b = ccl.buffer "b" : !ccl.buffer<64xf32>
+  ccl.ready "e1" %a : !ccl.buffer<64xf32>
+  // expected-error @+1 {{makes buffer #1 ready a second time}}
+  ccl.ready "e2" %b, %a : !ccl.buffer<64xf32>, !ccl.buffer<64xf32>
+}
+
+// -----
+
+ccl.program @p {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  %b = ccl.buffer "b" : !ccl.buffer<64xf32>
+  // expected-note @+1 {{first declared here}}
+  ccl.ready "e" %a : !ccl.buffer<64xf32>
+  // expected-error @+1 {{event 'e' is declared twice}}
+  ccl.ready "e" %b : !ccl.buffer<64xf32>
+}
+
+// -----
+
+ccl.program @p {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  %k = ccl.bucket "k" %a : !ccl.buffer<64xf32> -> !ccl.buffer<64xf32>
+  // expected-error @+1 {{buffer #0 is not a ccl.buffer}}
+  ccl.ready "e" %k : !ccl.buffer<64xf32>
+}

@@ -4,6 +4,8 @@
 // RUN: c++ -std=c++17 -fsyntax-only -x c++ -I %runtime_include %t.cu
 
 // CHECK: #include "ccopt/device.h"
+// Each kernel is preceded by the metadata a launcher reads (runtime/ccrt).
+// CHECK: // ccopt-schedule kernel=ccopt_ring4_all_reduce_0 collective=all_reduce redop=sum ranks=4 channels=1 element=f32 wire=f32 input=1000 output=1000 scratch={{[0-9]+}} in_place=0 root=-1 rank_map=- algorithm=ring
 // CHECK-LABEL: // ring4_all_reduce_0: all_reduce sum, ring, 4 ranks, 1 channel(s), 1000 -> 1000 x f32
 // CHECK-NEXT: CC_KERNEL(ccopt_ring4_all_reduce_0) {
 // CHECK: typedef float T;
@@ -36,6 +38,7 @@ ccl.program @ring4 world(4) {
 }
 
 // avg divides by the ranks where a part completes; bf16 maps to cc_bf16.
+// CHECK: // ccopt-schedule kernel=ccopt_avg3_all_reduce_0 collective=all_reduce redop=avg ranks=3 {{.*}} element=bf16 {{.*}} in_place=1 root=-1
 // CHECK-LABEL: // avg3_all_reduce_0: all_reduce avg
 // CHECK: typedef cc_bf16 T;
 // CHECK: cc_reduce<cc_op_sum>({{.*}}, output + store_b, {{.*}}, 3LL);
@@ -45,6 +48,7 @@ ccl.program @avg3 world(3) {
 }
 
 // Explicit per-rank tasks are guarded by the rank.
+// CHECK: // ccopt-schedule kernel=ccopt_hand collective=all_gather redop=none ranks=2 channels=1 element=i32 wire=i32 input=1 output=2 scratch=0 in_place=0 root=-1 rank_map=- algorithm=direct
 // CHECK-LABEL: // hand: all_gather, direct, 2 ranks
 // CHECK: if (ch == 0 && rank == 1) {
 sched.program @hand attributes {algorithm = "direct", channels = 1 : i64,
