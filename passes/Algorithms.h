@@ -62,6 +62,33 @@ mlir::sched::ProgramOp buildRingAllGather(mlir::OpBuilder &b, mlir::Location loc
                                           int64_t chunks, int64_t channels,
                                           const RingOrders &orders = {});
 
+/// Names of the all-reduce algorithms ccl-lower-to-sched builds.
+llvm::ArrayRef<llvm::StringRef> allReduceAlgorithms();
+
+/// One-shot all-reduce: every rank writes its input into every rank's
+/// scratch (n slots), then adds the slots in rank order. One hop; scratch
+/// of n x count elements. Over `channels` channels.
+mlir::sched::ProgramOp buildOneShotAllReduce(mlir::OpBuilder &b, mlir::Location loc,
+                                             llvm::StringRef name,
+                                             const AllReduceShape &shape,
+                                             int64_t channels);
+
+/// Two-shot all-reduce: a direct reduce-scatter (rank j adds every rank's
+/// part j in rank order) then a direct all-gather. Two hops; scratch of
+/// n x count elements.
+mlir::sched::ProgramOp buildTwoShotAllReduce(mlir::OpBuilder &b, mlir::Location loc,
+                                             llvm::StringRef name,
+                                             const AllReduceShape &shape,
+                                             int64_t channels);
+
+/// Recursive doubling: log2(n) rounds exchanging the whole buffer with rank
+/// r xor 2^k and adding. `shape.ranks` must be a power of two.
+mlir::sched::ProgramOp buildRecursiveDoublingAllReduce(mlir::OpBuilder &b,
+                                                       mlir::Location loc,
+                                                       llvm::StringRef name,
+                                                       const AllReduceShape &shape,
+                                                       int64_t channels);
+
 /// Broadcast (or, with `reduce`, reduce) as a chain pipelined in chunks:
 /// from the root along `order` (schedule ranks; empty: 0, 1, ...), or
 /// towards the root for a reduce. Every rank gets its own task.

@@ -11,6 +11,8 @@
 #include "topology/Rings.h"
 
 #include "llvm/ADT/Sequence.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -168,11 +170,28 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     int64_t pieceBytes = 512 << 10;
     int64_t perPart = ringPartBytes / numChannels;
     int64_t numChunks = chunks ? chunks : std::max<int64_t>(1, (perPart + pieceBytes - 1) / pieceBytes);
-    // ccl-select-algorithm's choice, when it ran.
+    // ccl-select-algorithm's choice (or the user's, on the op or as the
+    // pass option), with its channels and chunks when it names them.
     auto chosen = op->getAttrOfType<StringAttr>("algorithm");
-    if (chosen) {
-      numChannels = op->getAttrOfType<IntegerAttr>("channels").getInt();
-      numChunks = op->getAttrOfType<IntegerAttr>("chunks").getInt();
+    if (!chosen && !algorithm.empty() && isa<ccl::AllReduceOp>(op))
+      chosen = StringAttr::get(op->getContext(), algorithm);
+    if (auto attr = op->getAttrOfType<IntegerAttr>("channels"))
+      numChannels = attr.getInt();
+    if (auto attr = op->getAttrOfType<IntegerAttr>("chunks"))
+      numChunks = attr.getInt();
+    StringRef algo = chosen ? chosen.getValue() : "ring";
+    if (isa<ccl::AllReduceOp>(op) &&
+        !llvm::is_contained(ccopt::allReduceAlgorithms(), algo)) {
+      op->emitError("unknown all_reduce algorithm '")
+          << algo << "' (expected one of: "
+          << llvm::join(ccopt::allReduceAlgorithms(), ", ") << ")";
+      return signalPassFailure();
+    }
+    if (isa<ccl::AllReduceOp>(op) && algo == "recursive_doubling" &&
+        !llvm::isPowerOf2_64(*n)) {
+      op->emitError("recursive_doubling needs a power-of-two number of ranks, not ")
+          << *n;
+      return signalPassFailure();
     }
     ccopt::RingOrders orders;
     if (machine)
@@ -184,11 +203,18 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
                         op->getName().stripDialect() + "_" + Twine(index))
                            .str();
     Location loc = op->getLoc();
-    if (isa<ccl::AllReduceOp>(op) && chosen && chosen.getValue() == "tree")
+    if (isa<ccl::AllReduceOp>(op) && algo == "tree")
       insertAfter = ccopt::buildTreeAllReduce(
           b, loc, name, shape,
           ccopt::ncclTrees(*n, machine ? machine->gpusPerNode : *n),
           numChunks, numChannels);
+    else if (isa<ccl::AllReduceOp>(op) && algo == "oneshot")
+      insertAfter = ccopt::buildOneShotAllReduce(b, loc, name, shape, numChannels);
+    else if (isa<ccl::AllReduceOp>(op) && algo == "twoshot")
+      insertAfter = ccopt::buildTwoShotAllReduce(b, loc, name, shape, numChannels);
+    else if (isa<ccl::AllReduceOp>(op) && algo == "recursive_doubling")
+      insertAfter = ccopt::buildRecursiveDoublingAllReduce(b, loc, name, shape,
+                                                           numChannels);
     else if (isa<ccl::AllReduceOp>(op))
       insertAfter = ccopt::buildRingAllReduce(b, loc, name, shape, numChunks,
                                               numChannels, orders);

@@ -49,8 +49,11 @@ def CclLowerToSched : Pass<"ccl-lower-to-sched", "::mlir::ModuleOp"> {
   let description = [{
     Each collective becomes a `sched.program` next to its `ccl.program`, and
     the collective names it in its `schedule` attribute. all_reduce lowers to
-    a ring: reduce-scatter then all-gather, each of the n ring parts split
-    into `chunks` pipelined pieces, the buffer split across `channels`. With
+    the algorithm its `algorithm` attribute (or the `algorithm` option)
+    names: by default a ring: reduce-scatter then all-gather, each of the n
+    ring parts split into `chunks` pipelined pieces, the buffer split across
+    `channels`; or NCCL's double binary tree, one-shot or two-shot direct
+    exchanges, or recursive doubling. With
     a machine, the ring visits the ranks in the order whose slowest hop is
     fastest (`rank_map`).
   }];
@@ -65,6 +68,9 @@ def CclLowerToSched : Pass<"ccl-lower-to-sched", "::mlir::ModuleOp"> {
     Option<"topoFile", "topo-file", "std::string", /*default=*/"\"\"",
            "machine file (JSON or NCCL topology XML)">,
     Option<"nodes", "nodes", "int", /*default=*/"1", "number of such nodes">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"\"",
+           "all_reduce algorithm where the op names none: ring (default), "
+           "tree, oneshot, twoshot, recursive_doubling">,
   ];
   let dependentDialects = ["::mlir::sched::SchedDialect"];
 }

@@ -19,12 +19,13 @@ void ccopt::buildDefaultPipeline(mlir::OpPassManager &pm,
     return;
   // With a machine and no fixed chunking, simulation picks the algorithm.
   bool machine = !options.topo.empty() || !options.topoFile.empty();
-  if (machine && options.chunks == 0 && options.channels == 0)
+  if (machine && options.chunks == 0 && options.channels == 0 &&
+      options.algorithm.empty())
     pm.addPass(createCclSelectAlgorithm(
         {options.topo, options.topoFile, options.nodes}));
   pm.addPass(createCclLowerToSched(
       {options.chunks, options.channels, options.topo, options.topoFile,
-       options.nodes}));
+       options.nodes, options.algorithm}));
   pm.addPass(createSchedVerify());
 }
 

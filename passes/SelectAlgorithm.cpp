@@ -6,6 +6,7 @@
 #include "topology/Rings.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace ccopt {
 #define GEN_PASS_DEF_CCLSELECTALGORITHM
@@ -19,6 +20,13 @@ namespace {
 
 /// Simulated steps a candidate may take (about a second of simulation).
 constexpr int64_t kStepBudget = 1 << 20;
+
+/// Scratch the direct algorithms may take per rank (they keep a copy of
+/// every rank's buffer): they win on latency, for small buffers.
+constexpr int64_t kDirectScratchBytes = int64_t(256) << 20;
+/// Beyond this many ranks the direct algorithms' n-1 sends in a row lose to
+/// anything with fewer hops, and verifying them costs n^2 steps.
+constexpr int64_t kDirectMaxRanks = 64;
 
 struct Choice {
   std::string algorithm;
@@ -51,10 +59,17 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(b.getUnknownLoc());
     b.setInsertionPointToStart(scratch->getBody());
     sched::ProgramOp program;
+    Location loc = b.getUnknownLoc();
     if (algorithm == "ring")
       program = buildRingAllReduce(
-          b, b.getUnknownLoc(), "candidate", shape, chunks, channels,
+          b, loc, "candidate", shape, chunks, channels,
           toScheduleRanks(topo::ringOrders(machine, ranks, channels), ranks));
+    else if (algorithm == "oneshot")
+      program = buildOneShotAllReduce(b, loc, "candidate", shape, channels);
+    else if (algorithm == "twoshot")
+      program = buildTwoShotAllReduce(b, loc, "candidate", shape, channels);
+    else if (algorithm == "recursive_doubling")
+      program = buildRecursiveDoublingAllReduce(b, loc, "candidate", shape, channels);
     else
       program = buildTreeAllReduce(
           b, b.getUnknownLoc(), "candidate", shape,
@@ -89,16 +104,29 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     // the chunks while that helps.
     std::vector<Choice> best;
     int64_t maxChannels = 2 * ncclChannels(machine);
-    for (StringRef algorithm : {"ring", "tree"}) {
+    int64_t scratchBytes = *n * type.getSizeInBytes();
+    for (StringRef algorithm : allReduceAlgorithms()) {
       if (algorithm == "tree" && *n < 3)
         continue; // a tree of two is the ring
+      bool direct = algorithm == "oneshot" || algorithm == "twoshot";
+      if ((direct && (*n < 2 || *n > kDirectMaxRanks ||
+                      scratchBytes > kDirectScratchBytes)) ||
+          (algorithm == "recursive_doubling" &&
+           (*n < 2 || !llvm::isPowerOf2_64(*n) ||
+            llvm::Log2_64(*n) * type.getSizeInBytes() > kDirectScratchBytes)))
+        continue;
+      // Only rings and trees pipeline in chunks.
+      int64_t maxChunks = algorithm == "ring" || algorithm == "tree" ? 256 : 1;
       std::optional<Choice> bestHere;
       for (int64_t channels = 1; channels <= maxChannels; channels *= 2) {
         std::optional<Choice> bestChunks;
-        for (int64_t chunks = 1; chunks <= 256; chunks *= 2) {
+        for (int64_t chunks = 1; chunks <= maxChunks; chunks *= 2) {
           // Simulation time grows with the steps; beyond a budget only the
           // smallest candidate runs (large worlds keep compile time sane).
-          int64_t perThread = algorithm == "ring" ? 2 * *n : 4;
+          int64_t perThread = algorithm == "tree" ? 4
+                              : algorithm == "recursive_doubling"
+                                  ? 3 * llvm::Log2_64(*n)
+                                  : 5 * *n; // ring 2n, one-shot 3n, two-shot 5n
           int64_t steps = *n * channels * chunks * perThread;
           if (steps > kStepBudget && (bestChunks || bestHere))
             break;

@@ -67,6 +67,12 @@ cl::opt<Emit> emit(
 cl::opt<int64_t> chunks("chunks",
                         cl::desc("Pipelined pieces per ring part (0: automatic)"),
                         cl::init(0), cl::cat(category));
+cl::opt<std::string> algorithm(
+    "algorithm",
+    cl::desc("all_reduce algorithm: ring, tree, oneshot, twoshot, "
+             "recursive_doubling (default: chosen by simulation on a machine, "
+             "else ring)"),
+    cl::init(""), cl::cat(category));
 cl::opt<int64_t> channels("channels",
                           cl::desc("Channels per rank (0: automatic)"),
                           cl::init(0), cl::cat(category));
@@ -165,6 +171,7 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       options.bucketCapMb =
           fuseBuckets || bucketCapMb.getNumOccurrences() ? bucketCapMb.getValue() : 0;
       options.profile = profileFile;
+      options.algorithm = algorithm;
       ccopt::buildDefaultPipeline(pm, options);
     }
     if (failed(pm.run(*module)))
@@ -176,6 +183,7 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       report.machine = &*machine;
       report.pipeline = {topo, topoFile, nodes, chunks, channels, /*lower=*/true};
       report.pipeline.compress = compress;
+      report.pipeline.algorithm = algorithm;
       report.json = reportFormat == "json";
       report.sweep = sweepRange;
       return ccopt::emitReport(*module, report, os);

@@ -9,8 +9,8 @@
 // TABLE: # ccopt report: a100x8, 1 node(s), 8 ranks;
 // FileCheck folds runs of blanks, so single spaces match the aligned columns.
 // TABLE-NEXT: # size(B) count type redop algorithm proto ch chunks time(us) algbw busbw nccl_algo nccl_us nccl_bw bound(us) vs_nccl of_bound
-// TABLE-NEXT: 4194304 1048576 f32 sum ring Simple [[#]] [[#]] {{[0-9.]+ [0-9.]+ [0-9.]+}} ring/{{LL|LL128|Simple}} {{[0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+}} {{(f32|f16) [0-9]+ [0-9.]+ 1.000$}}
-// TABLE-NEXT: 8192 4096 f16 max ring Simple [[#]] [[#]] {{[0-9.]+ [0-9.]+ [0-9.]+}} ring/{{LL|LL128|Simple}} {{[0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+}} {{(f32|f16) [0-9]+ [0-9.]+ 1.000$}}
+// TABLE-NEXT: 4194304 1048576 f32 sum twoshot Simple [[#]] [[#]] {{[0-9.]+ [0-9.]+ [0-9.]+}} ring/{{LL|LL128|Simple}} {{[0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+}} {{(f32|f16) [0-9]+ [0-9.]+ 1.000$}}
+// TABLE-NEXT: 8192 4096 f16 max oneshot Simple [[#]] [[#]] {{[0-9.]+ [0-9.]+ [0-9.]+}} ring/{{LL|LL128|Simple}} {{[0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+}} {{(f32|f16) [0-9]+ [0-9.]+ 1.000$}}
 
 // The JSON form has the keys of README's schema (later versions may add
 // fields, so the checks allow more between them; llvm::json sorts keys).
@@ -23,7 +23,7 @@
 // JSON:   "rows": [
 // JSON-NEXT:     {
 // JSON:       "algbw_gbps": {{[0-9.e+-]+}},
-// JSON:       "algorithm": "ring",
+// JSON:       "algorithm": "twoshot",
 // JSON:       "bound_time_us": {{[0-9.e+-]+}},
 // JSON:       "busbw_gbps": {{[0-9.e+-]+}},
 // JSON:       "channels": [[#]],
@@ -38,7 +38,7 @@
 // JSON:       "nccl_time_us": {{[0-9.e+-]+}},
 // JSON:       "protocol": "Simple",
 // JSON:       "redop": "sum",
-// JSON:       "runner_up": "tree",
+// JSON:       "runner_up": "ring",
 // JSON:       "runner_up_time_us": {{[0-9.e+-]+}},
 // JSON:       "size_bytes": 4194304,
 // JSON:       "speedup_vs_nccl": {{[0-9.e+-]+}},
@@ -65,7 +65,7 @@
 // RUN: ccopt %examples/allreduce.mlir --topo a100x8 --emit=report --sweep=1K:8K --report-format=json | python3 -c "import json,sys; d=json.load(sys.stdin); assert [r['size_bytes'] for r in d['rows']] == [1024, 2048, 4096, 8192], d"
 
 // SWEEP: # ccopt report: a100x8, 1 node(s), 8 ranks;
-// SWEEP: 1024 256 f32 sum ring
+// SWEEP: 1024 256 f32 sum oneshot
 // SWEEP-NEXT: 2048 512 f32
 // SWEEP-NEXT: 4096 1024 f32
 // SWEEP-NEXT: 8192 2048 f32

@@ -10,7 +10,7 @@
 // CHECK-NEXT:   ccl.program @step world(8) {
 // CHECK-NOT:  sched.program
 // CHECK:      IR Dump After CclSelectAlgorithm (ccl-select-algorithm)
-// CHECK:        ccl.all_reduce {{.*}}algorithm = "{{ring|tree}}"
+// CHECK:        ccl.all_reduce {{.*}}algorithm = "{{ring|tree|oneshot|twoshot|recursive_doubling}}"
 // CHECK-NOT:  sched.program
 // CHECK:      IR Dump After CclLowerToSched (ccl-lower-to-sched)
 // CHECK:        ccl.all_reduce {{.*}}schedule = @step_all_reduce_0

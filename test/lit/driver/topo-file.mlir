@@ -10,7 +10,7 @@
 
 // SCHED: ccl.program @train_step world(8) {
 // SCHED: ccl.all_reduce sum %grads -> %grads {{{.*}}schedule = @train_step_all_reduce_0{{.*}}}
-// SCHED: sched.program @train_step_all_reduce_0 attributes {{{.*}}algorithm = "ring"{{.*}} ranks = 8 : i64
+// SCHED: sched.program @train_step_all_reduce_0 attributes {{{.*}}algorithm = "twoshot"{{.*}} ranks = 8 : i64
 // SCHED: sched.task channel 0 {
 
 // --nodes replicates the file's node.

@@ -9,6 +9,7 @@
 #include "Compile.h"
 
 #include "host/HostBackend.h"
+#include "passes/Algorithms.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -323,20 +324,43 @@ TEST_F(HostExecution, SendRecvDelivers) {
   }
 }
 
+// Every all-reduce algorithm ccl-lower-to-sched builds, on the grid of
+// worlds, counts, types and reductions (recursive doubling on powers of two).
+TEST_F(HostExecution, EveryAllReduceAlgorithmMatchesReference) {
+  for (llvm::StringRef algorithm : ccopt::allReduceAlgorithms()) {
+    std::vector<Case> cases;
+    bool powersOfTwo = algorithm == "recursive_doubling";
+    for (int ranks : powersOfTwo ? std::vector<int>{1, 2, 4, 8, 16}
+                                 : std::vector<int>{1, 2, 3, 5, 8})
+      for (int64_t count : {1, 7, 4096, 100003})
+        for (std::string redop : {"sum", "max", "avg"})
+          cases.push_back({ranks, count, redop == "avg" || count % 2 ? "f32" : "i32",
+                           redop, (ranks + count) % 2 == 0});
+    ccopt::PipelineOptions options{"", "", 1, /*chunks=*/2, /*channels=*/2};
+    options.algorithm = algorithm.str();
+    SCOPED_TRACE(algorithm.str());
+    runCases(cases, options);
+  }
+}
+
 // Property test: random worlds, counts (primes and tiny ones included),
-// reductions, chunking and channels, against the plain reference.
-TEST_F(HostExecution, RandomRingAllReduces) {
+// reductions, chunking and channels, every algorithm in turn, against the
+// plain reference.
+TEST_F(HostExecution, RandomAllReduces) {
   std::mt19937 rng(20261129);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const int64_t primes[] = {2, 3, 31, 127, 8191, 65521};
-  for (int round = 0; round < 3; ++round) {
+  auto algorithms = ccopt::allReduceAlgorithms();
+  for (int round = 0; round < 5; ++round) {
+    std::string algorithm = algorithms[round % algorithms.size()].str();
     std::vector<Case> cases;
-    for (int i = 0; i < 12; ++i) {
+    for (int i = 0; i < 10; ++i) {
       int64_t count = pick(0, 2) == 0 ? primes[pick(0, 5)] : pick(1, 20000);
       std::string type = pick(0, 1) ? "f32" : "i32";
       const char *redops[] = {"sum", "max", "min", "avg"};
       std::string redop = redops[pick(0, type == "f32" ? 3 : 2)];
-      cases.push_back({pick(1, 16), count, type, redop, pick(0, 1) == 1});
+      int ranks = algorithm == "recursive_doubling" ? 1 << pick(0, 5) : pick(1, 16);
+      cases.push_back({ranks, count, type, redop, pick(0, 1) == 1});
     }
     // Names must be unique within one module.
     llvm::sort(cases, [](const Case &a, const Case &b) { return a.name() < b.name(); });
@@ -344,7 +368,10 @@ TEST_F(HostExecution, RandomRingAllReduces) {
                   return a.name() == b.name();
                 }),
                 cases.end());
-    runCases(cases, /*chunks=*/pick(1, 4), /*channels=*/pick(1, 3));
+    ccopt::PipelineOptions options{"", "", 1, /*chunks=*/pick(1, 4), /*channels=*/pick(1, 3)};
+    options.algorithm = algorithm;
+    SCOPED_TRACE(algorithm);
+    runCases(cases, options);
   }
 }
 
