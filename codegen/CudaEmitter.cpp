@@ -5,9 +5,22 @@
 // expressions of the rank r and loop indices i1, i2, ..., so the kernel is as
 // compact as the schedule.
 //
+// Protocols. Simple (the default): a send writes the data into the peer's
+// part (cc_copy / cc_reduce into cc_peer_buf), then cc_post_send fences and
+// raises the peer's flag; a receive waits for the flag (cc_wait_recv) and
+// reads the part in place. LL (`protocol = ll` on the program): a send
+// packs the data, converted to the type of the part it is meant for, into
+// 8-byte lines {4 data bytes, flag} of the receiver's mailbox
+// (cc_ll_send / cc_ll_send_reduce: no fence, no separate flag write); the
+// receiving step polls the lines and copies them into that part
+// (cc_ll_recv: `into` of a recv, `recvd` of a fused step), after which the
+// step reads it as under Simple. Signals stay flags under both.
+//
 //===----------------------------------------------------------------------===//
 
 #include "codegen/CudaEmitter.h"
+
+#include "dialect/Sched/StepWalker.h"
 
 #include "mlir/Support/IndentedOstream.h"
 #include "llvm/ADT/StringExtras.h"
@@ -154,9 +167,45 @@ private:
   /// know about the kernel, read by runtime/ccrt (no MLIR on a GPU machine).
   void printMetadata();
 
+  /// Under LL: the message `from` sends, copied out of the mailbox into
+  /// local part `name` (declared).
+  void printLLRecv(StringRef name, PartAttr part) {
+    os << "cc_ll_recv(args, llbox, rank, ch, from, " << local(name, part) << ", "
+       << name << "_n);\n";
+  }
+  /// Under LL: `src` (local, of buffer `kind`) converted to the type of
+  /// part `dst` into `to`'s mailbox, prescaled like printCopy.
+  void printLLSendCopy(PartAttr dst, StringRef src, BufferKind kind,
+                       StringRef count) {
+    const char *type = bufferType(dst.getBuffer());
+    if (!prescaled(kind)) {
+      os << "cc_ll_send<" << type << ">(args, llbox, rank, ch, to, " << src
+         << ", " << count << ");\n";
+      return;
+    }
+    os << "cc_ll_send_reduce<" << ccopt::kernelName(program) << "_scaled_copy, "
+       << type << ">(args, llbox, rank, ch, to, " << src << ", " << src << ", "
+       << count << ", 1LL);\n";
+  }
+  /// Under LL: received (op) local into `to`'s mailbox, as printReduceLocal.
+  void printLLSendReduce(PartAttr dst, StringRef received, StringRef local,
+                         BufferKind localKind, StringRef count, bool finalize) {
+    ccl::ReductionKind kind = *program.getRedop();
+    bool divide = finalize && kind == ccl::ReductionKind::Avg;
+    std::string op = prescaled(localKind)
+                         ? ccopt::kernelName(program) + "_scaled_sum"
+                         : std::string(opStruct(kind));
+    os << "cc_ll_send_reduce<" << op << ", " << bufferType(dst.getBuffer())
+       << ">(args, llbox, rank, ch, to, " << received << ", " << local << ", "
+       << count << ", " << (divide ? std::to_string(program.getRanks()) : "1")
+       << "LL);\n";
+  }
+  bool isLL() { return program.getProtocolKind() == ProtocolKind::LL; }
+
   ProgramOp program;
   raw_indented_ostream &os;
   unsigned depth = 0;
+  LLMailbox mailbox; // under LL
   std::string taskTable; // order table of the task being printed, if any
   Operation *unsupported = nullptr; // a step the device primitives lack
 };
@@ -197,7 +246,9 @@ void KernelPrinter::printMetadata() {
     llvm::interleave(*map, os, ",");
   else
     os << "-";
-  os << " algorithm=" << program.getAlgorithm() << "\n";
+  os << " algorithm=" << program.getAlgorithm()
+     << " protocol=" << stringifyProtocolKind(program.getProtocolKind())
+     << " mailbox=" << mailbox.bytes(program) << "\n";
 }
 
 void KernelPrinter::declarePart(StringRef name, PartAttr part) {
@@ -290,12 +341,19 @@ void KernelPrinter::printStep(Operation *op) {
         peer("to", send.getPeer());
         declarePart("src", send.getSrc());
         declarePart("dst", send.getDst());
+        if (isLL())
+          return printLLSendCopy(send.getDst(), local("src", send.getSrc()),
+                                 send.getSrc().getBuffer(), "src_n");
         printCopy(remote("to", "dst", send.getDst()), local("src", send.getSrc()),
                   send.getSrc().getBuffer(), "src_n");
         os << "cc_post_send(args, rank, ch, to);\n";
       })
       .Case([&](RecvOp recv) {
         peer("from", recv.getPeer());
+        if (isLL() && recv.getIntoAttr()) {
+          declarePart("into", recv.getIntoAttr());
+          return printLLRecv("into", recv.getIntoAttr());
+        }
         os << "cc_wait_recv(args, rank, ch, from);\n";
       })
       .Case([&](RecvReduceSendOp rrs) {
@@ -307,6 +365,22 @@ void KernelPrinter::printStep(Operation *op) {
         PartAttr store = rrs.getStoreAttr();
         if (store)
           declarePart("store", store);
+        if (isLL()) {
+          printLLRecv("recvd", rrs.getRecvd());
+          printLLSendReduce(rrs.getDst(), local("recvd", rrs.getRecvd()),
+                            local("local", rrs.getLocal()),
+                            rrs.getLocal().getBuffer(), "recvd_n",
+                            rrs.getFinalize());
+          if (store)
+            printReduceLocal(local("store", store),
+                             std::string("(") + bufferType(store.getBuffer()) +
+                                 "*)nullptr",
+                             local("recvd", rrs.getRecvd()),
+                             local("local", rrs.getLocal()),
+                             rrs.getLocal().getBuffer(), "recvd_n",
+                             rrs.getFinalize());
+          return;
+        }
         os << "cc_wait_recv(args, rank, ch, from);\n";
         std::string storePtr =
             store ? local("store", store)
@@ -345,6 +419,15 @@ void KernelPrinter::printStep(Operation *op) {
         PartAttr store = rcs.getStoreAttr();
         if (store)
           declarePart("store", store);
+        if (isLL()) {
+          printLLRecv("recvd", rcs.getRecvd());
+          printLLSendCopy(rcs.getDst(), local("recvd", rcs.getRecvd()),
+                          rcs.getRecvd().getBuffer(), "recvd_n");
+          if (store)
+            printCopy(local("store", store), local("recvd", rcs.getRecvd()),
+                      rcs.getRecvd().getBuffer(), "recvd_n");
+          return;
+        }
         os << "cc_wait_recv(args, rank, ch, from);\n";
         printCopy(remote("to", "dst", rcs.getDst()), local("recvd", rcs.getRecvd()),
                   rcs.getRecvd().getBuffer(), "recvd_n");
@@ -380,6 +463,13 @@ LogicalResult KernelPrinter::print() {
   const char *wireType = cType(program.getWireType());
   if (!elementType || !wireType)
     return program.emitError("no CUDA type for ") << program.getElementType();
+  if (isLL()) {
+    std::string why;
+    auto box = llMailbox(program, &why);
+    if (failed(box))
+      return program.emitError("no LL emission: ") << why;
+    mailbox = *box;
+  }
   printMetadata();
   os << "// " << program.getSymName() << ": "
      << ccl::stringifyCollectiveKind(program.getCollective());
@@ -402,6 +492,9 @@ LogicalResult KernelPrinter::print() {
   os << "T* const output = cc_buf<T>(args, rank, CC_BUF_OUTPUT);\n";
   os << "W* const scratch = cc_buf<W>(args, rank, CC_BUF_SCRATCH);\n";
   os << "(void)input; (void)output; (void)scratch;\n";
+  if (isLL())
+    os << "const cc_ll_box llbox = {" << mailbox.slots << "LL, "
+       << mailbox.lines << "LL};\n";
   int taskIndex = 0;
   for (auto task : program.getBody().front().getOps<TaskOp>()) {
     os << "if (ch == " << task.getChannel();

@@ -7,6 +7,8 @@
 #include "topology/Simulator.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -21,6 +23,8 @@ struct Row {
   std::string collective;
   int64_t sizeBytes, count;
   std::string dtype, redop, algorithm, protocol;
+  int64_t root = -1; // broadcast, reduce: the root (group rank); else -1
+  int64_t ranks = 0; // ranks the collective runs among
   int64_t channels, chunks;
   double timeUs, algbw, busbw;
   std::string ncclAlgorithm, ncclProtocol;
@@ -34,9 +38,8 @@ struct Row {
   int64_t uncompressedWireBytes = 0;
 };
 
-FailureOr<std::vector<Row>> sweepPoint(ccl::AllReduceOp op, int64_t count,
-                                       TypeAttr compress,
-                                       const ReportOptions &options);
+FailureOr<std::vector<Row>> sweepPoint(Operation *op, int64_t bytes,
+                                       bool compressed, const ReportOptions &options);
 
 std::string typeName(Type type) {
   std::string s;
@@ -59,38 +62,78 @@ std::vector<int> participants(Operation *op, FlatSymbolRefAttr group, int64_t wo
   return ranks;
 }
 
-FailureOr<Row> rowFor(ccl::AllReduceOp op, sched::ProgramOp schedule,
+/// The collective's kind and its ranks: world ranks in schedule-rank order
+/// (for a send/recv, the sender then the receiver).
+std::vector<int> worldRanks(Operation *op) {
+  auto program = op->getParentOfType<ccl::ProgramOp>();
+  auto group = op->getAttrOfType<FlatSymbolRefAttr>("group");
+  std::vector<int> ranks = participants(op, group, *program.getWorld());
+  if (auto send = dyn_cast<ccl::SendOp>(op))
+    return {ranks[send.getFrom()], ranks[send.getTo()]};
+  return ranks;
+}
+
+/// The buffer whose size nccl-tests reports (the larger one) and the one
+/// the algorithm builders count in (a rank's block for reduce_scatter and
+/// all_gather); null for a barrier.
+std::pair<ccl::BufferType, ccl::BufferType> buffersOf(Operation *op) {
+  if (op->getNumOperands() == 0)
+    return {};
+  auto first = cast<ccl::BufferType>(op->getOperand(0).getType());
+  if (op->getNumOperands() == 1)
+    return {first, first};
+  auto second = cast<ccl::BufferType>(op->getOperand(1).getType());
+  if (first.getCount() >= second.getCount())
+    return {first, second};
+  return {second, first};
+}
+
+FailureOr<Row> rowFor(Operation *op, sched::ProgramOp schedule,
                       const ReportOptions &options) {
   const Machine &machine = *options.machine;
   auto fail = [&](llvm::Error error) -> FailureOr<Row> {
-    op.emitError("cannot simulate ") << schedule.getSymName() << ": "
-                                     << llvm::toString(std::move(error));
+    op->emitError("cannot simulate ") << schedule.getSymName() << ": "
+                                      << llvm::toString(std::move(error));
     return failure();
   };
-  auto program = op->getParentOfType<ccl::ProgramOp>();
-  auto type = cast<ccl::BufferType>(op.getInput().getType());
-  std::vector<int> ranks = participants(op, op.getGroupAttr(), *program.getWorld());
+  ccl::CollectiveKind kind = schedule.getCollective();
+  std::vector<int> ranks = worldRanks(op);
   int n = ranks.size();
-  auto simulated = simulate(schedule, machine, {Protocol::Simple});
+  auto simulated = simulate(schedule, machine); // in the program's protocol
   if (!simulated)
     return fail(simulated.takeError());
-  AllReduceShape shape{n, type.getCount(), type.getElementType(), op.getOp(),
-                       op.getInput() == op.getOutput(), {}};
-  auto nccl = ncclAllReduceBaseline(op.getContext(), shape, ranks, machine);
+  auto [whole, block] = buffersOf(op);
+  Type elementType = whole ? whole.getElementType() : schedule.getElementType();
+  ccl::ReductionKind redop = ccl::ReductionKind::Sum;
+  auto redopAttr = op->getAttrOfType<ccl::ReductionKindAttr>("op");
+  if (redopAttr)
+    redop = redopAttr.getValue();
+  int64_t root = -1;
+  if (auto attr = op->getAttrOfType<IntegerAttr>("root"))
+    root = attr.getInt();
+  bool inPlace = op->getNumOperands() == 2 && op->getOperand(0) == op->getOperand(1);
+  AllReduceShape shape{n, block ? block.getCount() : 0, elementType, redop,
+                       inPlace, {}};
+  auto nccl = ncclBaseline(op->getContext(), kind, shape, ranks, machine,
+                           std::max<int64_t>(root, 0));
   if (!nccl)
     return fail(nccl.takeError());
   Row row;
-  row.collective = "all_reduce";
-  row.sizeBytes = type.getSizeInBytes();
-  row.count = type.getCount();
-  row.dtype = typeName(type.getElementType());
-  row.redop = ccl::stringifyReductionKind(op.getOp()).str();
+  row.collective = ccl::stringifyCollectiveKind(kind).str();
+  row.sizeBytes = whole ? whole.getSizeInBytes() : 0;
+  row.count = whole ? whole.getCount() : 0;
+  row.dtype = typeName(elementType);
+  row.redop = redopAttr ? ccl::stringifyReductionKind(redop).str() : "none";
+  row.root = root;
+  row.ranks = n;
   row.algorithm = schedule.getAlgorithm().str();
-  row.protocol = toString(Protocol::Simple).str();
+  row.protocol = toString(schedule.getProtocolKind() == sched::ProtocolKind::LL
+                              ? Protocol::LL
+                              : Protocol::Simple).str();
   row.channels = schedule.getChannels();
   row.chunks = schedule.getChunks();
   row.timeUs = simulated->timeUs;
-  double factor = busBandwidthFactor(ccl::CollectiveKind::AllReduce, n);
+  double factor = busBandwidthFactor(kind, n);
   // nccl-tests: algbw = size / time; bytes per µs / 1e3 = GB/s.
   row.algbw = row.sizeBytes / row.timeUs / 1e3;
   row.busbw = row.algbw * factor;
@@ -98,11 +141,11 @@ FailureOr<Row> rowFor(ccl::AllReduceOp op, sched::ProgramOp schedule,
   row.ncclProtocol = toString(nccl->protocol).str();
   row.ncclTimeUs = nccl->timeUs;
   row.ncclBusbw = row.sizeBytes / nccl->timeUs / 1e3 * factor;
-  row.boundUs = lowerBoundUs(ccl::CollectiveKind::AllReduce, ranks,
-                             row.sizeBytes, machine);
+  row.boundUs = lowerBoundUs(kind, ranks, row.sizeBytes, machine);
   if (auto runnerUp = op->getAttrOfType<StringAttr>("runner_up")) {
     row.runnerUp = runnerUp.str();
-    row.runnerUpUs = op->getAttrOfType<FloatAttr>("runner_up_us").getValueAsDouble();
+    if (auto us = op->getAttrOfType<FloatAttr>("runner_up_us"))
+      row.runnerUpUs = us.getValueAsDouble();
   }
   row.wireType = typeName(schedule.getWireType());
   row.wireBytes = simulated->wireBytes;
@@ -112,7 +155,7 @@ FailureOr<Row> rowFor(ccl::AllReduceOp op, sched::ProgramOp schedule,
     // The same collective, selected and lowered without compression.
     ReportOptions plain = options;
     plain.pipeline.compress.clear();
-    auto uncompressed = sweepPoint(op, type.getCount(), TypeAttr(), plain);
+    auto uncompressed = sweepPoint(op, row.sizeBytes, /*compressed=*/false, plain);
     if (mlir::failed(uncompressed) || uncompressed->empty())
       return failure();
     row.uncompressedTimeUs = uncompressed->front().timeUs;
@@ -121,61 +164,278 @@ FailureOr<Row> rowFor(ccl::AllReduceOp op, sched::ProgramOp schedule,
   return row;
 }
 
-/// Rows of every lowered collective in `module`.
+/// Rows of every lowered collective in `module` (a send and its recv are
+/// one row, the send's).
 FailureOr<std::vector<Row>> collectRows(ModuleOp module, const ReportOptions &options) {
   std::vector<Row> rows;
   bool failed = false;
-  module.walk([&](ccl::AllReduceOp op) {
-    auto name = op->getAttrOfType<FlatSymbolRefAttr>("schedule");
-    if (!name || failed)
-      return;
-    auto schedule = module.lookupSymbol<sched::ProgramOp>(name.getValue());
-    auto row = rowFor(op, schedule, options);
-    if (mlir::failed(row)) {
-      failed = true;
-      return;
+  module.walk([&](ccl::ProgramOp program) {
+    for (Operation &op : program.getBody().front()) {
+      auto name = op.getAttrOfType<FlatSymbolRefAttr>("schedule");
+      if (!name || failed || isa<ccl::RecvOp>(op))
+        continue;
+      auto schedule = module.lookupSymbol<sched::ProgramOp>(name.getValue());
+      if (!schedule)
+        continue;
+      auto row = rowFor(&op, schedule, options);
+      if (mlir::failed(row)) {
+        failed = true;
+        return;
+      }
+      rows.push_back(*row);
     }
-    rows.push_back(*row);
   });
   if (failed)
     return failure();
   return rows;
 }
 
-/// One all-reduce of `count` elements like `op` (compressed to `compress`
-/// if set), lowered with `options`.
-FailureOr<std::vector<Row>> sweepPoint(ccl::AllReduceOp op, int64_t count,
-                                       TypeAttr compress,
+/// Whether the report can sweep `op` over sizes (every lowered collective
+/// but a barrier, and a recv, which goes with its send).
+bool sweepable(Operation *op) {
+  return op->hasAttr("schedule") && op->getNumOperands() > 0 && !isa<ccl::RecvOp>(op);
+}
+
+/// One collective like `op` of about `bytes` bytes (nccl-tests' size: the
+/// larger buffer; a multiple of the ranks' blocks where the collective
+/// splits it), without compression unless `compressed`, lowered with
+/// `options`.
+FailureOr<std::vector<Row>> sweepPoint(Operation *op, int64_t bytes,
+                                       bool compressed,
                                        const ReportOptions &options) {
-  MLIRContext *context = op.getContext();
+  MLIRContext *context = op->getContext();
   auto program = op->getParentOfType<ccl::ProgramOp>();
-  OwningOpRef<ModuleOp> module = ModuleOp::create(op.getLoc());
+  OwningOpRef<ModuleOp> module = ModuleOp::create(op->getLoc());
   OpBuilder b(context);
   b.setInsertionPointToStart(module->getBody());
   auto clone = cast<ccl::ProgramOp>(b.clone(*program.getOperation()));
   // Keep groups and this collective; give its buffers the new count.
-  auto type = cast<ccl::BufferType>(op.getInput().getType());
-  auto resized = ccl::BufferType::get(context, count, type.getElementType());
+  auto [whole, block] = buffersOf(op);
+  int64_t n = isa<ccl::SendOp>(op)
+                  ? 1
+                  : *ccl::participantCount(op, op->getAttrOfType<FlatSymbolRefAttr>("group"));
+  int64_t elementSize = whole.getSizeInBytes() / std::max<int64_t>(1, whole.getCount());
+  int64_t count = std::max<int64_t>(1, bytes / std::max<int64_t>(1, elementSize));
+  bool blocks = isa<ccl::ReduceScatterOp, ccl::AllGatherOp, ccl::AllToAllOp>(op);
+  if (blocks)
+    count = std::max<int64_t>(n, count / n * n);
+  auto typeOf = [&](Value v) {
+    auto type = cast<ccl::BufferType>(v.getType());
+    int64_t c = type.getCount() == whole.getCount() ? count : count / n;
+    return ccl::BufferType::get(context, c, type.getElementType());
+  };
   Block &body = clone.getBody().front();
   for (Operation &other : llvm::make_early_inc_range(llvm::reverse(body)))
     if (!isa<ccl::GroupOp>(other))
       other.erase();
   b.setInsertionPointToEnd(&body);
-  auto in = ccl::BufferOp::create(b, op.getLoc(), resized, "in");
-  Value out = in;
-  if (op.getInput() != op.getOutput())
-    out = ccl::BufferOp::create(b, op.getLoc(), resized, "out");
-  ccl::AllReduceOp::create(b, op.getLoc(), op.getOpAttr(), in, out, op.getGroupAttr(),
-                           compress);
+  IRMapping mapping;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    if (!mapping.contains(operand))
+      mapping.map(operand, ccl::BufferOp::create(b, op->getLoc(), typeOf(operand),
+                                                 i == 0 ? "in" : "out"));
+  SmallVector<Operation *, 2> copies = {op};
+  if (isa<ccl::SendOp>(op)) {
+    // Its recv, into the same buffer.
+    for (auto recv : program.getBody().front().getOps<ccl::RecvOp>())
+      if (recv->getAttr("schedule") == op->getAttr("schedule"))
+        copies.push_back(recv);
+    mapping.map(copies.back()->getOperand(0), mapping.lookup(op->getOperand(0)));
+  }
+  for (Operation *original : copies) {
+    Operation *copy = b.clone(*original, mapping);
+    // What selection and lowering wrote goes: the point is chosen again.
+    copy->setDiscardableAttrs(DictionaryAttr::get(context, {}));
+    if (!compressed)
+      copy->removeAttr("compress");
+  }
   PassManager pm(context);
   PipelineOptions pipeline = options.pipeline;
   pipeline.lower = true;
   pipeline.profile.clear();
   pipeline.bucketCapMb = 0;
+  if (!compressed)
+    pipeline.compress.clear();
   buildDefaultPipeline(pm, pipeline);
   if (mlir::failed(pm.run(*module)))
     return failure();
   return collectRows(*module, options);
+}
+
+//===-- Hand-written schedules: sched.programs no ccl collective names ----===//
+
+/// The same collective as `schedule`, in ccl, for ccopt to lower its own way;
+/// empty where there is nothing to compare with (send/recv, barrier, a
+/// program placed by a rank_map).
+std::string cclTextFor(sched::ProgramOp schedule) {
+  using ccl::CollectiveKind;
+  CollectiveKind kind = schedule.getCollective();
+  if (schedule.getRankMap() || kind == CollectiveKind::SendRecv ||
+      kind == CollectiveKind::Barrier)
+    return "";
+  auto bufferType = [&](int64_t count) {
+    return llvm::formatv("!ccl.buffer<{0}x{1}>", count,
+                         typeName(schedule.getElementType()))
+        .str();
+  };
+  std::string in = bufferType(schedule.getInputCount());
+  std::string out = bufferType(schedule.getOutputCount());
+  std::string redop, root;
+  if (auto r = schedule.getRedop())
+    redop = (ccl::stringifyReductionKind(*r) + " ").str();
+  if (auto r = schedule.getRoot())
+    root = " root " + std::to_string(*r);
+  std::string text = llvm::formatv("ccl.program @same world({0}) {{\n"
+                                   "  %a = ccl.buffer \"a\" : {1}\n",
+                                   schedule.getRanks(), in);
+  if (!schedule.getInPlace())
+    text += "  %b = ccl.buffer \"b\" : " + out + "\n";
+  text += llvm::formatv("  ccl.{0} {1}%a -> {2}{3} : {4} -> {5}\n}\n",
+                        ccl::stringifyCollectiveKind(kind), redop,
+                        schedule.getInPlace() ? "%a" : "%b", root, in, out);
+  return text;
+}
+
+/// What ccopt itself would run for the collective `schedule` performs: its
+/// algorithm and simulated time, or std::nullopt.
+std::optional<std::pair<std::string, double>>
+ccoptOwn(sched::ProgramOp schedule, const ReportOptions &options) {
+  std::string text = cclTextFor(schedule);
+  if (text.empty())
+    return std::nullopt;
+  MLIRContext *context = schedule.getContext();
+  // A comparison that cannot be made is left out, not reported as an error.
+  ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, context);
+  if (!module)
+    return std::nullopt;
+  PassManager pm(context);
+  PipelineOptions pipeline = options.pipeline;
+  pipeline.lower = true;
+  pipeline.profile.clear();
+  pipeline.bucketCapMb = 0;
+  pipeline.compress.clear();
+  buildDefaultPipeline(pm, pipeline);
+  if (failed(pm.run(*module)))
+    return std::nullopt;
+  for (auto own : module->getOps<sched::ProgramOp>()) {
+    auto simulated = simulate(own, *options.machine);
+    if (!simulated) {
+      llvm::consumeError(simulated.takeError());
+      return std::nullopt;
+    }
+    return std::make_pair(own.getAlgorithm().str(), simulated->timeUs);
+  }
+  return std::nullopt;
+}
+
+/// The row of a hand-written schedule: simulated, against NCCL's baseline
+/// for the same collective and size and against the bound; ccopt's own
+/// choice for it as the runner-up.
+FailureOr<Row> rowForSchedule(sched::ProgramOp schedule,
+                              const ReportOptions &options) {
+  using ccl::CollectiveKind;
+  const Machine &machine = *options.machine;
+  auto fail = [&](llvm::Error error) -> FailureOr<Row> {
+    schedule.emitError("cannot simulate ") << schedule.getSymName() << ": "
+                                           << llvm::toString(std::move(error));
+    return failure();
+  };
+  CollectiveKind kind = schedule.getCollective();
+  int n = schedule.getRanks();
+  std::vector<int> ranks;
+  for (int r = 0; r < n; ++r)
+    ranks.push_back(schedule.worldRank(r));
+  auto simulated = simulate(schedule, machine); // in the program's protocol
+  if (!simulated)
+    return fail(simulated.takeError());
+  Type elementType = schedule.getElementType();
+  int64_t elementBytes = std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
+  int64_t in = schedule.getInputCount(), out = schedule.getOutputCount();
+  Row row;
+  row.collective = ccl::stringifyCollectiveKind(kind).str();
+  row.count = std::max(in, out);
+  row.sizeBytes = row.count * elementBytes;
+  row.dtype = typeName(elementType);
+  auto redop = schedule.getRedop();
+  row.redop = redop ? ccl::stringifyReductionKind(*redop).str() : "none";
+  row.root = schedule.getRoot() ? int64_t(*schedule.getRoot()) : -1;
+  row.ranks = n;
+  row.algorithm = schedule.getAlgorithm().str();
+  row.protocol = toString(schedule.getProtocolKind() == sched::ProtocolKind::LL
+                              ? Protocol::LL
+                              : Protocol::Simple).str();
+  row.channels = schedule.getChannels();
+  row.chunks = schedule.getChunks();
+  row.timeUs = simulated->timeUs;
+  double factor = busBandwidthFactor(kind, n);
+  row.algbw = row.sizeBytes / row.timeUs / 1e3;
+  row.busbw = row.algbw * factor;
+  row.boundUs = lowerBoundUs(kind, ranks, row.sizeBytes, machine);
+  row.wireType = typeName(schedule.getWireType());
+  row.wireBytes = simulated->wireBytes;
+  row.uncompressedTimeUs = row.timeUs;
+  row.uncompressedWireBytes = row.wireBytes;
+  // NCCL's builders count a rank's block for reduce_scatter and all_gather.
+  int64_t shapeCount = kind == CollectiveKind::ReduceScatter ? out
+                       : kind == CollectiveKind::AllGather   ? in
+                                                             : row.count;
+  AllReduceShape shape{n, shapeCount, elementType,
+                       redop.value_or(ccl::ReductionKind::Sum),
+                       schedule.getInPlace(), {}};
+  auto nccl = ncclBaseline(schedule.getContext(), kind, shape, ranks, machine,
+                           std::max<int64_t>(row.root, 0));
+  if (nccl) {
+    row.ncclAlgorithm = nccl->algorithm;
+    row.ncclProtocol = toString(nccl->protocol).str();
+    row.ncclTimeUs = nccl->timeUs;
+    row.ncclBusbw = row.sizeBytes / nccl->timeUs / 1e3 * factor;
+  } else {
+    llvm::consumeError(nccl.takeError());
+    row.ncclAlgorithm = "none";
+    row.ncclProtocol = "-";
+    row.ncclTimeUs = row.ncclBusbw = 0;
+  }
+  if (auto own = ccoptOwn(schedule, options)) {
+    row.runnerUp = "ccopt " + own->first;
+    row.runnerUpUs = own->second;
+  }
+  return row;
+}
+
+/// Rows of the sched.programs in `module` that no ccl collective names:
+/// schedules written by hand.
+FailureOr<std::vector<Row>> collectScheduleRows(ModuleOp module,
+                                                const ReportOptions &options) {
+  llvm::DenseSet<StringRef> named;
+  module.walk([&](Operation *op) {
+    if (auto name = op->getAttrOfType<FlatSymbolRefAttr>("schedule"))
+      named.insert(name.getValue());
+  });
+  std::vector<Row> rows;
+  for (auto schedule : module.getOps<sched::ProgramOp>()) {
+    if (named.contains(schedule.getSymName()))
+      continue;
+    auto row = rowForSchedule(schedule, options);
+    if (failed(row))
+      return failure();
+    rows.push_back(*row);
+  }
+  return rows;
+}
+
+/// One line per hand-written schedule under the table: what ccopt itself
+/// would run for the same collective.
+void printScheduleNotes(llvm::ArrayRef<Row> rows,
+                        llvm::raw_ostream &os) {
+  for (const Row &r : rows) {
+    if (r.runnerUp.empty())
+      continue;
+    os << llvm::formatv("# hand-written {0} ({1}): {2:F2} us; {3} takes {4:F2} us "
+                        "({5:F2}x)\n",
+                        r.algorithm, r.collective, r.timeUs, r.runnerUp,
+                        r.runnerUpUs, r.runnerUpUs / r.timeUs);
+  }
 }
 
 void printTable(llvm::ArrayRef<Row> rows, const ReportOptions &options,
@@ -186,23 +446,24 @@ void printTable(llvm::ArrayRef<Row> rows, const ReportOptions &options,
                       m.name, m.nodes, m.ranks());
   os << llvm::formatv("# {0,12} {1,12} {2,6} {3,6} {4,10} {5,8} {6,4} {7,6} "
                       "{8,11} {9,8} {10,8}  {11,10} {12,11} {13,8}  {14,11} {15,8} {16,9}"
-                      "  {17,5} {18,13} {19,13} {20,8}\n",
+                      "  {17,5} {18,13} {19,13} {20,8}  {21,-14} {22,4}\n",
                       "size(B)", "count", "type", "redop", "algorithm", "proto",
                       "ch", "chunks", "time(us)", "algbw", "busbw", "nccl_algo",
                       "nccl_us", "nccl_bw", "bound(us)", "vs_nccl", "of_bound",
-                      "wire", "wire_bytes", "plain_us", "vs_plain");
+                      "wire", "wire_bytes", "plain_us", "vs_plain", "collective",
+                      "root");
   for (const Row &r : rows)
     os << llvm::formatv("  {0,12} {1,12} {2,6} {3,6} {4,10} {5,8} {6,4} {7,6} "
                         "{8,11:F2} {9,8:F2} {10,8:F2}  {11,10} {12,11:F2} {13,8:F2}  "
                         "{14,11:F2} {15,8:F3} {16,9:F3}  {17,5} {18,13} {19,13:F2} "
-                        "{20,8:F3}\n",
+                        "{20,8:F3}  {21,-14} {22,4}\n",
                         r.sizeBytes, r.count, r.dtype, r.redop, r.algorithm,
                         r.protocol, r.channels, r.chunks, r.timeUs, r.algbw,
                         r.busbw, r.ncclAlgorithm + "/" + r.ncclProtocol,
                         r.ncclTimeUs, r.ncclBusbw, r.boundUs,
                         r.ncclTimeUs / r.timeUs, r.boundUs / r.timeUs, r.wireType,
                         r.wireBytes, r.uncompressedTimeUs,
-                        r.uncompressedTimeUs / r.timeUs);
+                        r.uncompressedTimeUs / r.timeUs, r.collective, r.root);
 }
 
 /// The step plans ccl-plan-overlap recorded on each program.
@@ -290,6 +551,8 @@ void printJson(llvm::ArrayRef<Row> rows, const ReportOptions &options,
         {"uncompressed_time_us", r.uncompressedTimeUs},
         {"uncompressed_wire_bytes", r.uncompressedWireBytes},
         {"speedup_vs_uncompressed", r.uncompressedTimeUs / r.timeUs},
+        {"root", r.root},
+        {"collective_ranks", r.ranks},
     });
   const Machine &m = *options.machine;
   llvm::json::Object top{{"topology", m.name},
@@ -327,25 +590,31 @@ LogicalResult ccopt::emitReport(ModuleOp module, const ReportOptions &options,
     rows = std::move(*collected);
   } else {
     auto [lo, hi] = *options.sweep;
-    SmallVector<ccl::AllReduceOp> ops;
-    module.walk([&](ccl::AllReduceOp op) { ops.push_back(op); });
-    for (ccl::AllReduceOp op : ops) {
-      auto type = cast<ccl::BufferType>(op.getInput().getType());
-      int64_t elementBytes = type.getSizeInBytes() / type.getCount();
+    SmallVector<Operation *> ops;
+    module.walk([&](ccl::ProgramOp program) {
+      for (Operation &op : program.getBody().front())
+        if (sweepable(&op))
+          ops.push_back(&op);
+    });
+    for (Operation *op : ops)
       for (int64_t size = lo; size <= hi; size *= 2) {
-        auto point = sweepPoint(op, std::max<int64_t>(1, size / elementBytes),
-                                op.getCompressAttr(), options);
+        auto point = sweepPoint(op, size, /*compressed=*/true, options);
         if (failed(point))
           return failure();
         llvm::append_range(rows, *point);
       }
-    }
   }
+  // Hand-written schedules, at the size they are written for.
+  auto handWritten = collectScheduleRows(module, options);
+  if (failed(handWritten))
+    return failure();
+  llvm::append_range(rows, *handWritten);
   std::vector<StepReport> steps = collectSteps(module);
   if (options.json) {
     printJson(rows, options, os, steps);
   } else {
     printTable(rows, options, os);
+    printScheduleNotes(*handWritten, os);
     printStepTable(steps, os);
   }
   return success();
@@ -355,7 +624,7 @@ LogicalResult ccopt::emitTrace(ModuleOp module, const Machine &machine,
                                llvm::raw_ostream &os) {
   std::vector<TraceEvent> events;
   for (auto program : module.getOps<sched::ProgramOp>()) {
-    auto result = simulate(program, machine, {Protocol::Simple,
+    auto result = simulate(program, machine, {/*protocol: the program's*/ std::nullopt,
                                               AlgorithmFamily::Ring, /*trace=*/true});
     if (!result)
       return program.emitError("cannot simulate: ")

@@ -22,7 +22,8 @@ struct ReportOptions {
   /// How collectives are lowered (sweeps lower again at every size).
   PipelineOptions pipeline;
   bool json = false;
-  /// Sweep every all_reduce over power-of-two sizes [first, second] bytes.
+  /// Sweep every collective (but barriers) over power-of-two sizes [first,
+  /// second] bytes, nccl-tests' size: the larger of input and output.
   std::optional<std::pair<int64_t, int64_t>> sweep;
 };
 

@@ -98,6 +98,15 @@ mlir::sched::ProgramOp buildChainBroadcast(mlir::OpBuilder &b, mlir::Location lo
                                            int64_t root, bool reduce,
                                            int64_t chunks, int64_t channels,
                                            llvm::ArrayRef<int64_t> order = {});
+/// The same with channel c following orders[c % orders.size()] (NCCL runs
+/// each channel's chain along that channel's ring: across nodes, through a
+/// different NIC rail per channel).
+mlir::sched::ProgramOp buildChainBroadcast(mlir::OpBuilder &b, mlir::Location loc,
+                                           llvm::StringRef name,
+                                           const AllReduceShape &shape,
+                                           int64_t root, bool reduce,
+                                           int64_t chunks, int64_t channels,
+                                           const RingOrders &orders);
 
 /// All-to-all by pairwise exchange: n-1 steps, at step s rank r writes its
 /// block r+s into rank r+s's block r. `shape.count` is the whole buffer.
@@ -105,6 +114,17 @@ mlir::sched::ProgramOp buildPairwiseAllToAll(mlir::OpBuilder &b,
                                              mlir::Location loc,
                                              llvm::StringRef name,
                                              const AllReduceShape &shape);
+
+/// All-to-all to every peer at once, as NCCL's grouped send/recv runs it:
+/// channel c of `channels` writes, one after the other, block r+s of rank r
+/// into block r of rank r+s for s = c+1, c+1+channels, ...; with at least
+/// twice as many channels as peers, each peer's block goes in pieces over
+/// channels/(n-1) channels. The channels run side by side. `shape.count` is
+/// the whole buffer.
+mlir::sched::ProgramOp buildDirectAllToAll(mlir::OpBuilder &b, mlir::Location loc,
+                                           llvm::StringRef name,
+                                           const AllReduceShape &shape,
+                                           int64_t channels);
 
 /// Point to point: schedule rank 0 (shape.rankMap[0]) sends `count`
 /// elements to schedule rank 1, pipelined in `chunks` pieces.

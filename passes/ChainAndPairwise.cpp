@@ -46,6 +46,17 @@ ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
                                      const AllReduceShape &shape, int64_t root,
                                      bool reduce, int64_t chunks, int64_t channels,
                                      ArrayRef<int64_t> order) {
+  RingOrders orders;
+  if (!order.empty())
+    orders.emplace_back(order.begin(), order.end());
+  return buildChainBroadcast(b, loc, name, shape, root, reduce, chunks, channels,
+                             orders);
+}
+
+ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
+                                     const AllReduceShape &shape, int64_t root,
+                                     bool reduce, int64_t chunks, int64_t channels,
+                                     const RingOrders &orders) {
   int64_t n = shape.ranks;
   auto [numChannels, numChunks] = clampPieces(shape.count, chunks, channels);
   auto program = buildProgram(
@@ -55,20 +66,27 @@ ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
       numChunks);
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
-  // The chain visits `order` rotated to start at the root; a reduce runs it
-  // backwards, ending at the root.
-  std::vector<int64_t> chain;
-  int64_t start = llvm::find(order, root) - order.begin();
-  for (int64_t i = 0; i < n; ++i)
-    chain.push_back(order.empty() ? (root + i) % n : order[(start + i) % n]);
-  if (reduce)
-    std::reverse(chain.begin(), chain.end());
+  // Channel c's chain visits orders[c] rotated to start at the root; a
+  // reduce runs it backwards, ending at the root.
+  auto chainOf = [&](int64_t channel) {
+    std::vector<int64_t> chain;
+    ArrayRef<int64_t> order;
+    if (!orders.empty())
+      order = orders[channel % orders.size()];
+    int64_t start = llvm::find(order, root) - order.begin();
+    for (int64_t i = 0; i < n; ++i)
+      chain.push_back(order.empty() ? (root + i) % n : order[(start + i) % n]);
+    if (reduce)
+      std::reverse(chain.begin(), chain.end());
+    return chain;
+  };
   auto rank = [&](int64_t r) {
     return AffineMapAttr::get(AffineMap::get(2, 0, getAffineConstantExpr(r, ctx)));
   };
   int64_t parts = numChannels * numChunks;
   bool avg = shape.redop == ccl::ReductionKind::Avg && !program.getPrescale();
   for (int64_t channel = 0; channel < numChannels; ++channel) {
+    std::vector<int64_t> chain = chainOf(channel);
     AffineExpr piece = getAffineDimExpr(1, ctx) + channel * numChunks;
     auto part = [&](BufferKind kind) {
       return PartAttr::get(ctx, kind, AffineMap::get(2, 0, piece), parts);
@@ -83,7 +101,7 @@ ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
         if (first && !shape.inPlace)
           CopyOp::create(b, loc, part(BufferKind::Input), part(BufferKind::Output));
         if (!first)
-          RecvOp::create(b, loc, rank(chain[i - 1]));
+          RecvOp::create(b, loc, rank(chain[i - 1]), part(BufferKind::Output));
         if (!last)
           SendOp::create(b, loc, part(BufferKind::Output), rank(chain[i + 1]),
                          part(BufferKind::Output));
@@ -98,7 +116,7 @@ ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
         SendOp::create(b, loc, part(BufferKind::Input), rank(chain[i + 1]),
                        part(BufferKind::Scratch));
       } else if (last) {
-        RecvOp::create(b, loc, rank(chain[i - 1]));
+        RecvOp::create(b, loc, rank(chain[i - 1]), part(BufferKind::Scratch));
         ReduceOp::create(b, loc, part(BufferKind::Scratch), part(BufferKind::Input),
                          part(BufferKind::Output), avg ? b.getUnitAttr() : UnitAttr());
       } else {
@@ -137,7 +155,8 @@ ProgramOp ccopt::buildPairwiseAllToAll(OpBuilder &b, Location loc, StringRef nam
   SendOp::create(b, loc, block(BufferKind::Input, r + s, 2),
                  AffineMapAttr::get(AffineMap::get(2, 0, (r + s) % n)),
                  block(BufferKind::Output, r, 2));
-  RecvOp::create(b, loc, AffineMapAttr::get(AffineMap::get(2, 0, (r - s + n) % n)));
+  RecvOp::create(b, loc, AffineMapAttr::get(AffineMap::get(2, 0, (r - s + n) % n)),
+                 block(BufferKind::Output, r - s + n, 2));
   return program;
 }
 
@@ -181,6 +200,6 @@ ProgramOp ccopt::buildSendRecv(OpBuilder &b, Location loc, StringRef name,
   SendOp::create(b, loc, part(BufferKind::Input), rank(1), part(BufferKind::Output));
   b.setInsertionPointToEnd(&program.getBody().front());
   taskWithChunkLoop(b, loc, 0, 1, numChunks);
-  RecvOp::create(b, loc, rank(0));
+  RecvOp::create(b, loc, rank(0), part(BufferKind::Output));
   return program;
 }

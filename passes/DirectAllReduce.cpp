@@ -41,12 +41,14 @@ public:
   AffineExpr constant(int64_t v) { return getAffineConstantExpr(v, ctx); }
 
   /// Sends `src(d0, s)` to rank d0+s at `dst(d0, s)` for s in [1, n), then
-  /// receives from each of those ranks.
-  template <typename Src, typename Dst> void exchangeWithAll(Src src, Dst dst) {
+  /// receives from each of those ranks, at `landed(d0, s)` (what rank d0-s
+  /// wrote).
+  template <typename Src, typename Dst, typename Landed>
+  void exchangeWithAll(Src src, Dst dst, Landed landed) {
     AffineMapAttr to = ringPeer(rank() + step(), n, 2);
     AffineMapAttr from = ringPeer(rank() - step() + n, n, 2);
     buildLoop(b, loc, 1, n, [&] { SendOp::create(b, loc, src(), to, dst()); });
-    buildLoop(b, loc, 1, n, [&] { RecvOp::create(b, loc, from); });
+    buildLoop(b, loc, 1, n, [&] { RecvOp::create(b, loc, from, landed()); });
   }
 
   /// dst = slot(0) + slot(1) + ... + slot(n-1), in that order; slot(e) is
@@ -123,7 +125,8 @@ ProgramOp ccopt::buildOneShotAllReduce(OpBuilder &b, Location loc, StringRef nam
       return d.part(BufferKind::Scratch, s * C + ch, n * C, dims);
     };
     CopyOp::create(b, loc, input(1), slot(d.rank(), 1));
-    d.exchangeWithAll([&] { return input(2); }, [&] { return slot(d.rank(), 2); });
+    d.exchangeWithAll([&] { return input(2); }, [&] { return slot(d.rank(), 2); },
+                      [&] { return slot((d.rank() - d.step() + n) % n, 2); });
     d.addSlots(slot, d.part(BufferKind::Output, d.constant(ch), C, 1),
                d.part(BufferKind::Output, d.constant(ch), C, 2));
   }
@@ -156,15 +159,18 @@ ProgramOp ccopt::buildTwoShotAllReduce(OpBuilder &b, Location loc, StringRef nam
       return d.part(BufferKind::Scratch, s * parts + ch * n + j, n * parts, dims);
     };
     AffineExpr r = d.rank(), peer = (d.rank() + d.step()) % n;
+    AffineExpr from = (d.rank() - d.step() + n) % n;
     // Reduce-scatter: part j to rank j's slot r; then add the slots of part r.
     CopyOp::create(b, loc, block(BufferKind::Input, r, 1), slot(r, r, 1));
     d.exchangeWithAll([&] { return block(BufferKind::Input, peer, 2); },
-                      [&] { return slot(r, peer, 2); });
+                      [&] { return slot(r, peer, 2); },
+                      [&] { return slot(from, r, 2); });
     d.addSlots([&](AffineExpr s, unsigned dims) { return slot(s, r, dims); },
                block(BufferKind::Output, r, 1), block(BufferKind::Output, r, 2));
     // All-gather: the reduced part r into every rank's output.
     d.exchangeWithAll([&] { return block(BufferKind::Output, r, 2); },
-                      [&] { return block(BufferKind::Output, r, 2); });
+                      [&] { return block(BufferKind::Output, r, 2); },
+                      [&] { return block(BufferKind::Output, from, 2); });
   }
   return program;
 }
@@ -198,7 +204,7 @@ ProgramOp ccopt::buildRecursiveDoublingAllReduce(OpBuilder &b, Location loc,
       PartAttr mine = whole(k == 0 ? BufferKind::Input : BufferKind::Output);
       PartAttr slot = d.part(BufferKind::Scratch, d.constant(k * C + ch), rounds * C, 1);
       SendOp::create(b, loc, mine, peer, slot);
-      RecvOp::create(b, loc, peer);
+      RecvOp::create(b, loc, peer, slot);
       ReduceOp::create(b, loc, mine, slot, whole(BufferKind::Output),
                        k == rounds - 1 && d.finalize ? b.getUnitAttr() : UnitAttr());
     }

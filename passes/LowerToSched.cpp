@@ -103,6 +103,7 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     b.setInsertionPointAfter(insertAfter);
     std::string name = (program.getSymName() + "_send_recv_" + Twine(index)).str();
     insertAfter = ccopt::buildSendRecv(b, send.getLoc(), name, shape, numChunks);
+    applyProtocol(send, insertAfter);
     auto ref = FlatSymbolRefAttr::get(b.getContext(), name);
     send->setAttr("schedule", ref);
     recv->setAttr("schedule", ref);
@@ -231,7 +232,24 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
           b, loc, name, shape, op->getAttrOfType<IntegerAttr>("root").getInt(),
           isa<ccl::ReduceOp>(op), numChunks, numChannels,
           orders.empty() ? ArrayRef<int64_t>() : ArrayRef<int64_t>(orders.front()));
+    applyProtocol(op, insertAfter);
     op->setAttr("schedule", FlatSymbolRefAttr::get(b.getContext(), name));
+  }
+
+  /// The collective's `protocol` ("simple" or "ll", ccl-select-algorithm's
+  /// choice or the user's) on the program built for it.
+  void applyProtocol(Operation *op, Operation *built) {
+    auto attr = op->getAttrOfType<StringAttr>("protocol");
+    if (!attr)
+      return;
+    auto kind = symbolizeProtocolKind(attr.getValue());
+    if (!kind) {
+      op->emitError("unknown protocol '") << attr.getValue()
+                                          << "' (expected simple or ll)";
+      return signalPassFailure();
+    }
+    if (*kind != ProtocolKind::Simple)
+      cast<ProgramOp>(built).setProtocol(*kind);
   }
 };
 

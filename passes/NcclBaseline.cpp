@@ -2,9 +2,11 @@
 
 #include "passes/NcclBaseline.h"
 
+#include "topology/Bounds.h"
 #include "topology/Rings.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace ccopt::topo;
@@ -21,6 +23,13 @@ int64_t ccopt::ncclChannels(const Machine &machine) {
   return nvswitch ? 16 : nvlink ? 8 : 2;
 }
 
+int64_t ccopt::ncclP2pChannels(const Machine &machine, int64_t ranks) {
+  // NCCL spreads a group of send/recv over its p2p channels (as many as its
+  // collective channels, rounded to a power of two); every peer's transfer
+  // runs at once, several to a channel when there are more peers.
+  return std::clamp<int64_t>(ranks - 1, 1, llvm::PowerOf2Ceil(ncclChannels(machine)));
+}
+
 /// Bytes of one pipelined piece of one ring part per protocol: NCCL's step
 /// size (NCCL_BUFFSIZE / NCCL_STEPS) times the steps it moves per chunk.
 static int64_t pieceBytes(Protocol protocol) {
@@ -32,21 +41,32 @@ static int64_t pieceBytes(Protocol protocol) {
   return 512 << 10;
 }
 
-llvm::Expected<ccopt::BaselineResult>
-ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
-                             llvm::ArrayRef<int> ranks, const Machine &machine) {
-  OpBuilder b(context);
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(context));
-  b.setInsertionPointToStart(scratch->getBody());
-  AllReduceShape ring = shape;
-  ring.rankMap.assign(ranks.begin(), ranks.end());
-  int64_t bytes = shape.count * ((shape.elementType.getIntOrFloatBitWidth() + 7) / 8);
-  int64_t channels = ncclChannels(machine);
-  RingOrders orders =
-      toScheduleRanks(ringOrders(machine, ranks, channels), ranks);
-  std::optional<BaselineResult> best;
-  auto consider = [&](sched::ProgramOp program, Protocol protocol,
-                      AlgorithmFamily family) -> llvm::Error {
+namespace {
+
+using ccopt::BaselineResult;
+
+/// Simulates NCCL's candidates and keeps the fastest. A protocol moves data
+/// at most at its share of every link's bandwidth, so one whose lower bound
+/// (the collective's bound with the transfer part over that share) is not
+/// below the best time so far cannot win and is not simulated: LL and
+/// LL128 at large sizes, where simulating their many small pieces would
+/// cost the most.
+class Fastest {
+public:
+  Fastest(const Machine &machine, mlir::ccl::CollectiveKind kind,
+          llvm::ArrayRef<int> ranks, int64_t bytes)
+      : machine(machine), boundUs(lowerBoundUs(kind, ranks, bytes, machine)),
+        latencyUs(lowerBoundUs(kind, ranks, 0, machine)) {}
+
+  bool worthTrying(Protocol protocol) const {
+    return !best || latencyUs + (boundUs - latencyUs) /
+                                    bandwidthEfficiency(protocol) <
+                        best->timeUs;
+  }
+
+  /// Simulates `program` (then erases it) and keeps it if it is the fastest.
+  llvm::Error consider(sched::ProgramOp program, Protocol protocol,
+                       AlgorithmFamily family) {
     auto result = simulate(program, machine, {protocol, family});
     BaselineResult candidate{program.getAlgorithm().str(), protocol,
                              static_cast<int64_t>(program.getChannels()),
@@ -58,22 +78,64 @@ ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
     if (!best || candidate.timeUs < best->timeUs)
       best = candidate;
     return llvm::Error::success();
-  };
+  }
+
+  std::optional<BaselineResult> best;
+
+private:
+  const Machine &machine;
+  double boundUs, latencyUs;
+};
+
+/// Simple first: at large sizes it wins and the others need not run.
+constexpr Protocol kProtocols[] = {Protocol::Simple, Protocol::LL128, Protocol::LL};
+
+constexpr int64_t kMaxTreePieces = 512;
+
+int64_t elementBytes(mlir::Type type) {
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+int64_t piecesOf(int64_t bytes, Protocol protocol) {
+  int64_t piece = pieceBytes(protocol);
+  return std::max<int64_t>(1, (bytes + piece - 1) / piece);
+}
+
+} // namespace
+
+llvm::Expected<ccopt::BaselineResult>
+ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
+                             llvm::ArrayRef<int> ranks, const Machine &machine) {
+  OpBuilder b(context);
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(context));
+  b.setInsertionPointToStart(scratch->getBody());
+  AllReduceShape ring = shape;
+  ring.rankMap.assign(ranks.begin(), ranks.end());
+  int64_t bytes = shape.count * elementBytes(shape.elementType);
+  int64_t channels = ncclChannels(machine);
+  RingOrders orders =
+      toScheduleRanks(ringOrders(machine, ranks, channels), ranks);
+  Fastest fastest(machine, ccl::CollectiveKind::AllReduce, ranks, bytes);
   Trees trees = ncclTrees(shape.ranks, machine.gpusPerNode);
-  for (Protocol protocol : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
-    int64_t piece = pieceBytes(protocol);
+  for (Protocol protocol : kProtocols) {
+    if (!fastest.worthTrying(protocol))
+      continue;
     int64_t perPart = bytes / std::max<int64_t>(1, shape.ranks * channels);
-    int64_t ringChunks = std::max<int64_t>(1, (perPart + piece - 1) / piece);
-    if (auto error = consider(buildRingAllReduce(b, b.getUnknownLoc(), "nccl_ring",
-                                                 ring, ringChunks, channels, orders),
-                              protocol, AlgorithmFamily::Ring))
+    if (auto error = fastest.consider(
+            buildRingAllReduce(b, b.getUnknownLoc(), "nccl_ring", ring,
+                               piecesOf(perPart, protocol), channels, orders),
+            protocol, AlgorithmFamily::Ring))
       return std::move(error);
-    // The tree moves the whole buffer through every level, in pieces.
-    int64_t treeChunks =
-        std::max<int64_t>(1, (bytes / channels + piece - 1) / piece);
-    if (auto error = consider(buildTreeAllReduce(b, b.getUnknownLoc(), "nccl_tree",
-                                                 ring, trees, treeChunks, channels),
-                              protocol, AlgorithmFamily::Tree))
+    // The tree moves the whole buffer through every level, in pieces: at
+    // most kMaxTreePieces (beyond, the pipeline's fill is a few percent of
+    // the time, and simulating every piece of a GiB on two PCIe channels
+    // took over a minute).
+    if (auto error = fastest.consider(
+            buildTreeAllReduce(b, b.getUnknownLoc(), "nccl_tree", ring, trees,
+                               std::min(kMaxTreePieces,
+                                        piecesOf(bytes / channels, protocol)),
+                               channels),
+            protocol, AlgorithmFamily::Tree))
       return std::move(error);
   }
   // NVLS: Hopper's NVSwitch reduces in the switch (one node, Simple only).
@@ -81,13 +143,108 @@ ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
     return machine.nodeOf(r) == machine.nodeOf(ranks.front());
   });
   if (machine.nvls && oneNode && shape.ranks > 1) {
-    int64_t piece = pieceBytes(Protocol::Simple);
     int64_t perPart = bytes / std::max<int64_t>(1, shape.ranks * channels);
-    int64_t chunks = std::max<int64_t>(1, (perPart + piece - 1) / piece);
-    if (auto error = consider(buildNvlsAllReduce(b, b.getUnknownLoc(), "nccl_nvls",
-                                                 ring, chunks, channels),
-                              Protocol::Simple, AlgorithmFamily::Nvls))
+    if (auto error = fastest.consider(
+            buildNvlsAllReduce(b, b.getUnknownLoc(), "nccl_nvls", ring,
+                               piecesOf(perPart, Protocol::Simple), channels),
+            Protocol::Simple, AlgorithmFamily::Nvls))
       return std::move(error);
   }
-  return *best;
+  return *fastest.best;
+}
+
+llvm::Expected<ccopt::BaselineResult>
+ccopt::ncclBaseline(MLIRContext *context, ccl::CollectiveKind kind,
+                    const AllReduceShape &shape, llvm::ArrayRef<int> ranks,
+                    const Machine &machine, int64_t root) {
+  using K = ccl::CollectiveKind;
+  if (kind == K::AllReduce)
+    return ncclAllReduceBaseline(context, shape, ranks, machine);
+  if (kind == K::Barrier) {
+    AllReduceShape one{shape.ranks, 1, Float32Type::get(context),
+                       ccl::ReductionKind::Sum, /*inPlace=*/true, {}};
+    return ncclAllReduceBaseline(context, one, ranks, machine);
+  }
+  OpBuilder b(context);
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(context));
+  b.setInsertionPointToStart(scratch->getBody());
+  Location loc = b.getUnknownLoc();
+  AllReduceShape nccl = shape;
+  nccl.rankMap.assign(ranks.begin(), ranks.end());
+  nccl.wire = {}; // NCCL sends the element type
+  int64_t n = shape.ranks;
+  int64_t elementSize = elementBytes(shape.elementType);
+  // Bytes as nccl-tests counts them (the larger buffer).
+  bool blocks = kind == K::ReduceScatter || kind == K::AllGather;
+  int64_t bytes = shape.count * elementSize * (blocks ? n : 1);
+  Fastest fastest(machine, kind, ranks, bytes);
+  int64_t channels = ncclChannels(machine);
+  auto orders = [&] {
+    return toScheduleRanks(ringOrders(machine, ranks, channels), ranks);
+  };
+  switch (kind) {
+  case K::ReduceScatter:
+  case K::AllGather: {
+    RingOrders rings = orders();
+    for (Protocol protocol : kProtocols) {
+      if (!fastest.worthTrying(protocol))
+        continue;
+      int64_t chunks = piecesOf(shape.count * elementSize / channels, protocol);
+      auto program =
+          kind == K::ReduceScatter
+              ? buildRingReduceScatter(b, loc, "nccl_ring", nccl, chunks, channels, rings)
+              : buildRingAllGather(b, loc, "nccl_ring", nccl, chunks, channels, rings);
+      if (auto error = fastest.consider(program, protocol, AlgorithmFamily::Ring))
+        return std::move(error);
+    }
+    break;
+  }
+  case K::Broadcast:
+  case K::Reduce: {
+    // NCCL's broadcast and reduce run along its rings, each channel's
+    // along its own, cut at the root.
+    RingOrders rings = orders();
+    for (Protocol protocol : kProtocols) {
+      if (!fastest.worthTrying(protocol))
+        continue;
+      int64_t chunks = piecesOf(bytes / channels, protocol);
+      if (auto error = fastest.consider(
+              buildChainBroadcast(b, loc, "nccl_chain", nccl, root,
+                                  kind == K::Reduce, chunks, channels, rings),
+              protocol, AlgorithmFamily::Ring))
+        return std::move(error);
+    }
+    break;
+  }
+  case K::AllToAll: {
+    // Point-to-point work runs LL (small) or Simple.
+    for (Protocol protocol : {Protocol::Simple, Protocol::LL}) {
+      if (!fastest.worthTrying(protocol))
+        continue;
+      nccl.inPlace = false;
+      if (auto error = fastest.consider(
+              buildDirectAllToAll(b, loc, "nccl_p2p", nccl, ncclP2pChannels(machine, n)),
+              protocol, AlgorithmFamily::Ring))
+        return std::move(error);
+    }
+    break;
+  }
+  case K::SendRecv: {
+    for (Protocol protocol : {Protocol::Simple, Protocol::LL}) {
+      if (!fastest.worthTrying(protocol))
+        continue;
+      if (auto error = fastest.consider(
+              buildSendRecv(b, loc, "nccl_p2p", nccl, piecesOf(bytes, protocol)),
+              protocol, AlgorithmFamily::Ring))
+        return std::move(error);
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  if (!fastest.best)
+    return llvm::createStringError("no NCCL baseline for %s",
+                                   ccl::stringifyCollectiveKind(kind).str().c_str());
+  return *fastest.best;
 }

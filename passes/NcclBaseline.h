@@ -29,8 +29,27 @@ llvm::Expected<BaselineResult> ncclAllReduceBaseline(mlir::MLIRContext *context,
                                                      llvm::ArrayRef<int> ranks,
                                                      const topo::Machine &machine);
 
+/// NCCL's fastest algorithm and protocol (each simulated, the fastest kept)
+/// for collective `kind` among world ranks `ranks`: reduce_scatter and
+/// all_gather as its rings; broadcast and reduce as its pipelined chain
+/// along the ring from (towards) schedule rank `root`; all_to_all as its
+/// grouped send/recv to every peer at once (p2p, LL or Simple); a send/recv
+/// as one p2p transfer from schedule rank 0 to 1; a barrier as the
+/// one-element all-reduce frameworks use for it (torch.distributed.barrier
+/// under NCCL); all_reduce as ncclAllReduceBaseline. `shape.count` is what
+/// the builders take: the block per rank for reduce_scatter and all_gather,
+/// the whole buffer otherwise.
+llvm::Expected<BaselineResult>
+ncclBaseline(mlir::MLIRContext *context, mlir::ccl::CollectiveKind kind,
+             const AllReduceShape &shape, llvm::ArrayRef<int> ranks,
+             const topo::Machine &machine, int64_t root = 0);
+
 /// Channels NCCL runs on `machine` (its rings/trees per collective).
 int64_t ncclChannels(const topo::Machine &machine);
+
+/// Channels NCCL's grouped send/recv (all_to_all) spreads over among
+/// `ranks` ranks on `machine`.
+int64_t ncclP2pChannels(const topo::Machine &machine, int64_t ranks);
 
 } // namespace ccopt
 

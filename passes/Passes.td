@@ -26,12 +26,13 @@ def CclSelectAlgorithm : Pass<"ccl-select-algorithm", "::mlir::ModuleOp"> {
   let description = [{
     For every all_reduce: candidates are the ring and the tree, each over a
     range of channel counts and pipelined chunks; each is built as a
-    schedule and simulated on the machine (Simple protocol, the one emitted
-    kernels implement). Every power-of-two channel count up to twice NCCL's
+    schedule and simulated on the machine under the Simple protocol and,
+    where its LL mailbox stays small (16 MiB a rank), under LL. Every power-of-two channel count up to twice NCCL's
     is tried, and for each the chunks double only while that gets faster;
     candidates over a budget of simulated steps are skipped (at least one
     per algorithm runs), so the search stays small at thousands of ranks. The winner is
-    written on the op (`algorithm`, `channels`, `chunks`, `predicted_us`)
+    written on the op (`algorithm`, `channels`, `chunks`, `protocol`,
+    `predicted_us`)
     with the runner-up (`runner_up`, `runner_up_us`); ccl-lower-to-sched
     builds what it names.
   }];
@@ -55,7 +56,8 @@ def CclLowerToSched : Pass<"ccl-lower-to-sched", "::mlir::ModuleOp"> {
     `channels`; or NCCL's double binary tree, one-shot or two-shot direct
     exchanges, or recursive doubling. With
     a machine, the ring visits the ranks in the order whose slowest hop is
-    fastest (`rank_map`).
+    fastest (`rank_map`); a collective's `protocol` (`simple` or `ll`)
+    becomes its program's.
   }];
   let options = [
     Option<"chunks", "chunks", "int64_t", /*default=*/"0",
@@ -84,10 +86,20 @@ def SchedVerify : Pass<"sched-verify", "::mlir::ModuleOp"> {
     is read before it arrives or overwritten before it is read (happens-before
     over the messages); every receive has its send and there is no circular
     wait. Diagnostics name the rank, channel, step and part.
+
+    Given a machine, every rank must be one of its GPUs and every message
+    must have a route between the two GPUs; a program's `links` attribute
+    ("nvlink", "pcie", "smp" or "net") names the most remote kind of link a
+    message may take (`links = "nvlink"`: no message leaves NVLink).
   }];
   let options = [
     Option<"raceCheckLimit", "race-check-limit", "int64_t", /*default=*/"256",
            "largest ranks x channels for the happens-before race check">,
+    Option<"topo", "topo", "std::string", /*default=*/"\"\"",
+           "machine preset: every message must have a route on it">,
+    Option<"topoFile", "topo-file", "std::string", /*default=*/"\"\"",
+           "machine file (JSON or NCCL topology XML)">,
+    Option<"nodes", "nodes", "int", /*default=*/"1", "number of such nodes">,
   ];
 }
 

@@ -26,7 +26,12 @@ void ccopt::buildDefaultPipeline(mlir::OpPassManager &pm,
   pm.addPass(createCclLowerToSched(
       {options.chunks, options.channels, options.topo, options.topoFile,
        options.nodes, options.algorithm}));
-  pm.addPass(createSchedVerify());
+  // Hand-written schedules in the input are checked against the machine too.
+  SchedVerifyOptions verify;
+  verify.topo = options.topo;
+  verify.topoFile = options.topoFile;
+  verify.nodes = options.nodes;
+  pm.addPass(createSchedVerify(verify));
 }
 
 mlir::FailureOr<std::optional<ccopt::topo::Machine>>

@@ -66,7 +66,9 @@ public:
             b, loc, prevS, part(BufferKind::Output, {r, c, s}, channel, c, j),
             nextS, part(BufferKind::Output, {r, c, s}, channel, c, j));
       });
-      RecvOp::create(b, loc, prev);
+      // The last part forwarded to this rank: r+2 (also for n = 2).
+      RecvOp::create(b, loc, prev,
+                     part(BufferKind::Output, {r, c}, channel, c, r + 2));
     });
   }
 
@@ -93,7 +95,8 @@ private:
           nextS, part(BufferKind::Scratch, {r, c, s}, channel, c, j),
           part(BufferKind::Output, {r, c, s}, channel, c, j));
     });
-    RecvOp::create(b, loc, prev);
+    RecvOp::create(b, loc, prev,
+                   part(BufferKind::Scratch, {r, c}, channel, c, r + 2));
     CopyOp::create(b, loc, part(BufferKind::Scratch, {r, c}, channel, c, r + 2),
                    part(BufferKind::Output, {r, c}, channel, c, r + 2));
   }

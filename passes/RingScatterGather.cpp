@@ -9,6 +9,8 @@
 
 #include "passes/ScheduleBuilding.h"
 
+#include "llvm/ADT/Sequence.h"
+
 using namespace mlir;
 using namespace mlir::sched;
 using namespace ccopt::detail;
@@ -50,7 +52,7 @@ public:
               rankPart(whole, j, channel, 3), PartAttr(), UnitAttr(), nextS,
               rankPart(BufferKind::Scratch, j, channel, 3));
         });
-        RecvOp::create(b, loc, prev);
+        RecvOp::create(b, loc, prev, rankPart(BufferKind::Scratch, r, channel, 2));
         ReduceOp::create(b, loc, rankPart(BufferKind::Scratch, r, channel, 2),
                          rankPart(whole, r, channel, 2), ownPart(own, channel, 2),
                          finalize ? b.getUnitAttr() : UnitAttr());
@@ -66,19 +68,55 @@ public:
         RecvCopySendOp::create(b, loc, prevS, rankPart(whole, r - s, channel, 3),
                                nextS, rankPart(whole, r - s, channel, 3));
       });
-      RecvOp::create(b, loc, prev);
+      RecvOp::create(b, loc, prev, rankPart(whole, r + 1, channel, 2));
     });
   }
 
 private:
-  /// Piece (channel, c) of rank j's block of an n-block buffer.
+  /// Piece (channel, c) of the block of the rank at ring position j of an
+  /// n-block buffer.
   PartAttr rankPart(BufferKind kind, AffineExpr j, int64_t channel,
                     unsigned numDims) {
     AffineExpr c = getAffineDimExpr(1, b.getContext());
-    AffineExpr index = (j + n) % n * blocks + c + channel * chunks;
+    AffineExpr index = rankAt((j + n) % n) * blocks + c + channel * chunks;
     return PartAttr::get(b.getContext(), kind,
                          AffineMap::get(numDims, 0, index), n * blocks);
   }
+  /// The schedule rank at ring position q in [0, n) of the channel being
+  /// built. Under a task's rank_map d0 and peers are positions, but a rank's
+  /// block is its own: order[q] as an affine expression. Orders that repeat
+  /// per group of g ranks (rings through nodes) are g * (q floordiv g) plus
+  /// the group's order at q mod g; a group's order is the position plus its
+  /// jumps, each [x >= k] written (x + g - k) floordiv g.
+  AffineExpr rankAt(AffineExpr q) {
+    if (order.empty())
+      return q;
+    int64_t g = n;
+    for (int64_t d = 1; d < n; ++d) {
+      if (n % d)
+        continue;
+      bool periodic = true;
+      for (int64_t p = 0; p < n && periodic; ++p)
+        periodic = order[p] / d == p / d && order[p] % d == order[p % d];
+      if (periodic) {
+        g = d;
+        break;
+      }
+    }
+    AffineExpr x = g == n ? q : q % g;
+    AffineExpr rank = x + order[0];
+    for (int64_t k = 1; k < g; ++k)
+      if (int64_t jump = order[k] - order[k - 1] - 1)
+        rank = rank + (x + (g - k)).floorDiv(g) * jump;
+    return g == n ? rank : q.floorDiv(g) * g + rank;
+  }
+
+public:
+  /// The ring order of the next channel built (schedule ranks by
+  /// position; empty: the identity).
+  std::vector<int64_t> order;
+
+private:
   /// Piece (channel, c) of a one-block buffer.
   PartAttr ownPart(BufferKind kind, int64_t channel, unsigned numDims) {
     AffineExpr c = getAffineDimExpr(1, b.getContext());
@@ -115,6 +153,10 @@ ProgramOp buildRingHalf(OpBuilder &b, Location loc, StringRef name, Half half,
   RingHalfBuilder ring(b, loc, n, numChunks, numChannels);
   for (int64_t channel = 0; channel < numChannels; ++channel) {
     buildTask(b, loc, program, channel, orders);
+    ring.order.clear();
+    if (!orders.empty() &&
+        !llvm::equal(orders[channel % orders.size()], llvm::seq<int64_t>(0, n)))
+      ring.order = orders[channel % orders.size()];
     ring.buildTask(half, channel,
                    shape.redop == ccl::ReductionKind::Avg && !program.getPrescale());
   }

@@ -111,6 +111,11 @@ using Slice = SmallVector<std::pair<int64_t, Content>, 2>;
 
 struct Message {
   std::vector<uint32_t> clock;
+  /// Where the data goes in the receiver (none: a signal) and, under LL,
+  /// what it is: LL writes it when the receiver copies it out of its
+  /// mailbox, Simple when it is sent.
+  std::optional<ElementRange> landed;
+  Slice data;
 };
 
 struct Thread {
@@ -123,11 +128,18 @@ struct Thread {
   bool done = false;
 };
 
+/// What a machine allows a program's messages: the most remote kind of link
+/// on their routes (the program's `links` attribute; any without it).
+struct MachineCheck {
+  const ccopt::topo::Machine *machine = nullptr;
+  std::optional<ccopt::topo::LinkKind> mostRemote;
+};
+
 class SymbolicExecution {
 public:
-  SymbolicExecution(ProgramOp program, bool raceCheck)
+  SymbolicExecution(ProgramOp program, bool raceCheck, MachineCheck onMachine = {})
       : program(program), n(program.getRanks()), channels(program.getChannels()),
-        raceCheck(raceCheck) {}
+        raceCheck(raceCheck), onMachine(onMachine) {}
 
   LogicalResult run();
 
@@ -153,7 +165,15 @@ private:
                                const ElementRange &where);
   LogicalResult sameSize(Thread &t, Operation *op,
                          ArrayRef<const ElementRange *> ranges);
-  void post(Thread &t, int64_t to);
+  void post(Thread &t, int64_t to, std::optional<ElementRange> landed = {},
+            Slice data = {});
+  /// Checks that receiving step `op` takes message `m` from `from` where
+  /// it landed, and under LL lands its data.
+  LogicalResult deliver(Thread &t, Operation *op, ArrayRef<int64_t> dims,
+                        int64_t from, const Message &m);
+  bool isLL() { return program.getProtocolKind() == ProtocolKind::LL; }
+  /// Whether the machine (if any) can carry a message from t's rank to `to`.
+  LogicalResult checkRoute(Thread &t, Operation *op, int64_t to);
   bool happensBefore(const Access &a, const Thread &t) const;
   /// An access by `t` now.
   Access accessBy(const Thread &t) const {
@@ -171,6 +191,7 @@ private:
   ProgramOp program;
   int64_t n, channels;
   bool raceCheck;
+  MachineCheck onMachine;
   bool hasFailed = false;
   std::vector<Thread> threads;
   std::vector<Memory> memories; // [rank * 3 + buffer]
@@ -415,11 +436,90 @@ std::optional<Slice> SymbolicExecution::combine(Thread &t, Operation *op,
   return out;
 }
 
-void SymbolicExecution::post(Thread &t, int64_t to) {
-  queue(t.rank, to, t.channel).push_back(Message{t.clock});
+LogicalResult SymbolicExecution::checkRoute(Thread &t, Operation *op, int64_t to) {
+  const ccopt::topo::Machine *m = onMachine.machine;
+  if (!m)
+    return success();
+  int64_t src = program.worldRank(t.rank), dst = program.worldRank(to);
+  for (int64_t world : {src, dst})
+    if (world >= m->ranks()) {
+      fail(t, op) << "sends to rank " << to << ", but rank " << world
+                  << " is not on " << m->name << " (" << m->ranks() << " GPUs)";
+      return failure();
+    }
+  if (m->route(src, dst).empty()) {
+    fail(t, op) << "sends to rank " << to << ", but " << m->name
+                << " has no route from GPU " << src << " to GPU " << dst;
+    return failure();
+  }
+  ccopt::topo::LinkKind kind = m->routeKind(src, dst);
+  if (onMachine.mostRemote && kind > *onMachine.mostRemote) {
+    fail(t, op) << "sends to rank " << to << " over " << toString(kind)
+                << ", but the program allows only links up to "
+                << toString(*onMachine.mostRemote) << " (" << m->name
+                << " has no such link from GPU " << src << " to GPU " << dst << ")";
+    return failure();
+  }
+  return success();
+}
+
+void SymbolicExecution::post(Thread &t, int64_t to,
+                             std::optional<ElementRange> landed, Slice data) {
+  queue(t.rank, to, t.channel).push_back(Message{t.clock, landed, std::move(data)});
   Thread &receiver = threads[to * channels + t.channel];
   if (receiver.blockedOn)
     runnable.push_back(to * channels + t.channel);
+}
+
+LogicalResult SymbolicExecution::deliver(Thread &t, Operation *op,
+                                         ArrayRef<int64_t> dims, int64_t from,
+                                         const Message &m) {
+  bool ll = isLL();
+  auto recv = dyn_cast<RecvOp>(op);
+  PartAttr named = TypeSwitch<Operation *, PartAttr>(op)
+                       .Case([](RecvOp o) { return o.getIntoAttr(); })
+                       .Case([](RecvReduceSendOp o) { return o.getRecvd(); })
+                       .Case([](RecvCopySendOp o) { return o.getRecvd(); })
+                       .Default([](Operation *) { return PartAttr(); });
+  if (!m.landed) { // a signal
+    if (recv && named) {
+      fail(t, op) << "receives into the " << stringifyBufferKind(named.getBuffer())
+                  << " buffer, but its message from rank " << from
+                  << " is a signal (no data)";
+      return failure();
+    }
+    if (!recv && ll) {
+      fail(t, op) << "expects data, but its message from rank " << from
+                  << " is a signal (an LL program's fused steps receive data)";
+      return failure();
+    }
+    return success();
+  }
+  if (!named) {
+    if (ll) {
+      fail(t, op) << "receives data (rank " << from << " sends it to "
+                  << m.landed->str()
+                  << ") but names no `into`: an LL program's recv needs it";
+      return failure();
+    }
+    return success();
+  }
+  // Simple programs check a named `into`; LL ones every receiving step,
+  // which is where the data is copied out of the mailbox.
+  if (recv || ll) {
+    auto r = range(t, op, named, dims);
+    if (!r)
+      return failure();
+    if (r->buffer != m.landed->buffer || r->begin != m.landed->begin ||
+        r->end != m.landed->end) {
+      fail(t, op) << "receives into " << r->str() << ", but rank " << from
+                  << " sends to " << m.landed->str();
+      return failure();
+    }
+  }
+  if (ll)
+    return write(t, op, t.rank, *m.landed, m.data);
+  return success();
 }
 
 LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
@@ -445,10 +545,18 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
   };
   auto sendTo = [&](int64_t to, PartAttr dst, const ElementRange &src,
                     const Slice &data) -> LogicalResult {
-    auto d = range(t, op, dst, dims);
-    if (!d || failed(sameSize(t, op, {&src, &*d})) || failed(write(t, op, to, *d, data)))
+    if (failed(checkRoute(t, op, to)))
       return failure();
-    post(t, to);
+    auto d = range(t, op, dst, dims);
+    if (!d || failed(sameSize(t, op, {&src, &*d})))
+      return failure();
+    if (isLL()) { // lands when the receiver takes it out of its mailbox
+      post(t, to, *d, data);
+      return success();
+    }
+    if (failed(write(t, op, to, *d, data)))
+      return failure();
+    post(t, to, *d);
     return success();
   };
   auto reduceInto = [&](PartAttr lhsPart, PartAttr rhsPart, bool finalize)
@@ -514,7 +622,7 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
       })
       .Case([&](SignalOp signal) -> LogicalResult {
         auto to = peer(t, op, signal.getPeer(), dims);
-        if (!to)
+        if (!to || failed(checkRoute(t, op, *to)))
           return failure();
         post(t, *to);
         return success();
@@ -583,11 +691,16 @@ void SymbolicExecution::runThread(Thread &t) {
       if (raceCheck)
         for (size_t i = 0; i < t.clock.size(); ++i)
           t.clock[i] = std::max(t.clock[i], q.front().clock[i]);
+      Message message = std::move(q.front());
       q.pop_front();
       t.blockedOn = nullptr;
-    }
-    if (raceCheck)
+      if (raceCheck)
+        ++t.clock[self];
+      if (failed(deliver(t, op, dims, *p, message)))
+        return;
+    } else if (raceCheck) {
       ++t.clock[self];
+    }
     if (failed(execute(t, op, dims)))
       return;
     ++t.step;
@@ -619,6 +732,13 @@ LogicalResult SymbolicExecution::run() {
   }
   if (hasFailed)
     return failure();
+  if (onMachine.machine)
+    for (int64_t rank = 0; rank < n; ++rank)
+      if (program.worldRank(rank) >= onMachine.machine->ranks())
+        return program.emitError()
+               << "rank " << rank << " runs on GPU " << program.worldRank(rank)
+               << ", but " << onMachine.machine->name << " has "
+               << onMachine.machine->ranks() << " GPUs";
   return checkEnd();
 }
 
@@ -736,11 +856,26 @@ struct SchedVerify : ccopt::impl::SchedVerifyBase<SchedVerify> {
   using Base::Base;
 
   void runOnOperation() override {
+    auto machine = ccopt::machineFromOptions(getOperation(), topo, topoFile, nodes);
+    if (failed(machine))
+      return signalPassFailure();
     getOperation().walk([&](ProgramOp program) {
+      MachineCheck onMachine{*machine ? &**machine : nullptr, std::nullopt};
+      if (auto links = program->getAttrOfType<StringAttr>("links")) {
+        for (auto kind : {ccopt::topo::LinkKind::NvLink, ccopt::topo::LinkKind::Pcie,
+                          ccopt::topo::LinkKind::Smp, ccopt::topo::LinkKind::Net})
+          if (links.getValue() == toString(kind))
+            onMachine.mostRemote = kind;
+        if (!onMachine.mostRemote) {
+          program.emitError() << "links must be nvlink, pcie, smp or net, got '"
+                              << links.getValue() << "'";
+          return signalPassFailure();
+        }
+      }
       // Barriers need the clocks to prove that everyone heard from everyone.
       bool raceCheck = program.getRanks() * program.getChannels() <= raceCheckLimit ||
                        program.getCollective() == ccl::CollectiveKind::Barrier;
-      if (failed(SymbolicExecution(program, raceCheck).run()))
+      if (failed(SymbolicExecution(program, raceCheck, onMachine).run()))
         signalPassFailure();
     });
   }

@@ -3,6 +3,7 @@
 #include "passes/Algorithms.h"
 #include "passes/NcclBaseline.h"
 #include "passes/Passes.h"
+#include "dialect/Sched/StepWalker.h"
 #include "topology/Rings.h"
 
 #include "mlir/IR/Builders.h"
@@ -28,10 +29,14 @@ constexpr int64_t kDirectScratchBytes = int64_t(256) << 20;
 /// anything with fewer hops, and verifying them costs n^2 steps.
 constexpr int64_t kDirectMaxRanks = 64;
 
+/// LL mailbox a rank may hold (its sync area): LL is for small messages.
+constexpr int64_t kLLMailboxBytes = int64_t(16) << 20;
+
 struct Choice {
   std::string algorithm;
   int64_t channels, chunks;
   double timeUs;
+  std::string protocol = "simple";
 };
 
 struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
@@ -52,9 +57,11 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     });
   }
 
-  /// Simulates one candidate; +inf when it cannot run.
+  /// Simulates one candidate under Simple and, where its messages fit an
+  /// LL mailbox, LL; the faster time and its protocol. +inf when it cannot
+  /// run.
   double timeOf(AllReduceShape &shape, ArrayRef<int> ranks, StringRef algorithm,
-                int64_t channels, int64_t chunks) {
+                int64_t channels, int64_t chunks, std::string &protocol) {
     OpBuilder b(&getContext());
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(b.getUnknownLoc());
     b.setInsertionPointToStart(scratch->getBody());
@@ -74,12 +81,29 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       program = buildTreeAllReduce(
           b, b.getUnknownLoc(), "candidate", shape,
           ncclTrees(shape.ranks, machine.gpusPerNode), chunks, channels);
-    auto result = topo::simulate(program, machine, {topo::Protocol::Simple});
-    if (!result) {
-      llvm::consumeError(result.takeError());
-      return 1e300;
+    double best = 1e300;
+    for (auto kind : {sched::ProtocolKind::Simple, sched::ProtocolKind::LL}) {
+      if (kind == sched::ProtocolKind::LL) {
+        // Sizing the mailbox walks every rank's steps: only where that is
+        // cheap (LL is for small worlds' and buffers' latency anyway).
+        if (shape.ranks * shape.ranks * channels * chunks * 5 > kStepBudget)
+          continue;
+        auto box = sched::llMailbox(program);
+        if (failed(box) || box->bytes(program) > kLLMailboxBytes)
+          continue;
+      }
+      program.setProtocol(kind);
+      auto result = topo::simulate(program, machine);
+      if (!result) {
+        llvm::consumeError(result.takeError());
+        continue;
+      }
+      if (result->timeUs < best) {
+        best = result->timeUs;
+        protocol = sched::stringifyProtocolKind(kind).str();
+      }
     }
-    return result->timeUs;
+    return best;
   }
 
   LogicalResult select(ccl::AllReduceOp op) {
@@ -130,10 +154,11 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           int64_t steps = *n * channels * chunks * perThread;
           if (steps > kStepBudget && (bestChunks || bestHere))
             break;
-          double us = timeOf(shape, ranks, algorithm, channels, chunks);
+          std::string protocol;
+          double us = timeOf(shape, ranks, algorithm, channels, chunks, protocol);
           if (bestChunks && us >= bestChunks->timeUs)
             break;
-          bestChunks = Choice{algorithm.str(), channels, chunks, us};
+          bestChunks = Choice{algorithm.str(), channels, chunks, us, protocol};
         }
         // Every channel count is tried: rings per channel can differ (NIC
         // rails, NVLink-disjoint rings), so time is not unimodal in them.
@@ -148,6 +173,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     op->setAttr("algorithm", b.getStringAttr(best[0].algorithm));
     op->setAttr("channels", b.getI64IntegerAttr(best[0].channels));
     op->setAttr("chunks", b.getI64IntegerAttr(best[0].chunks));
+    op->setAttr("protocol", b.getStringAttr(best[0].protocol));
     op->setAttr("predicted_us", b.getF64FloatAttr(best[0].timeUs));
     if (best.size() > 1) {
       op->setAttr("runner_up", b.getStringAttr(best[1].algorithm));

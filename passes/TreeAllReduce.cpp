@@ -108,7 +108,7 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
       // Reduce: the partial sum of the subtree, up to the parent.
       PartAttr partial = part(BufferKind::Input);
       for (auto [i, kid] : llvm::enumerate(kids)) {
-        RecvOp::create(b, loc, rank(kid));
+        RecvOp::create(b, loc, rank(kid), slot(i));
         bool last = i + 1 == kids.size();
         ReduceOp::create(b, loc, slot(i), partial, part(BufferKind::Output),
                          root && last && avg ? b.getUnitAttr() : UnitAttr());
@@ -123,7 +123,7 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
           CopyOp::create(b, loc, part(BufferKind::Output), slot(0));
           CopyOp::create(b, loc, slot(0), part(BufferKind::Output));
         } else if (kids.empty()) {
-          RecvOp::create(b, loc, rank(parent[r]));
+          RecvOp::create(b, loc, rank(parent[r]), slot(0));
           CopyOp::create(b, loc, slot(0), part(BufferKind::Output));
         } else {
           RecvCopySendOp::create(b, loc, rank(parent[r]), slot(0),
@@ -136,7 +136,7 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
       }
       // Broadcast: the result, down to the children.
       if (!root)
-        RecvOp::create(b, loc, rank(parent[r]));
+        RecvOp::create(b, loc, rank(parent[r]), part(BufferKind::Output));
       for (int64_t kid : kids)
         SendOp::create(b, loc, part(BufferKind::Output), rank(kid),
                        part(BufferKind::Output));

@@ -5,6 +5,12 @@
 #include "topology/Protocol.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <map>
+#include <mutex>
+#include <string>
 
 #include <cmath>
 
@@ -24,6 +30,178 @@ double ccopt::topo::busBandwidthFactor(CollectiveKind kind, int n) {
     return 1.0;
   }
 }
+
+namespace {
+
+/// The bandwidth across one cut inside a node: `inside` (indices into the
+/// collective's ranks) on one side, every other participant on the other.
+struct Cut {
+  llvm::SmallVector<int, 12> inside;
+  double out, in; // GB/s leaving and entering the inside
+};
+
+/// Maximum flow (GB/s) from `sources` to `sinks` over the machine's links
+/// (Edmonds-Karp, every source and sink joined to a super source and sink);
+/// `blocked` devices carry nothing (GPUs do not forward).
+double maxFlow(const Machine &machine, const std::vector<char> &role) {
+  // role: 0 free, 1 source, 2 sink, 3 blocked.
+  const auto &links = machine.links();
+  int numDevices = machine.devices().size();
+  // Residual capacity: edge 2l is link l, 2l+1 its reverse.
+  std::vector<double> residual(2 * links.size());
+  std::vector<std::vector<int>> adjacent(numDevices);
+  for (size_t l = 0; l < links.size(); ++l) {
+    const Link &link = links[l];
+    if (role[link.from] == 3 || role[link.to] == 3)
+      continue;
+    residual[2 * l] = link.bandwidth;
+    adjacent[link.from].push_back(2 * l);
+    adjacent[link.to].push_back(2 * l + 1);
+  }
+  auto head = [&](int e) {
+    const Link &link = links[e / 2];
+    return e % 2 ? link.from : link.to;
+  };
+  double total = 0;
+  std::vector<int> via(numDevices);
+  while (true) {
+    std::fill(via.begin(), via.end(), -2);
+    std::vector<int> queue;
+    for (int d = 0; d < numDevices; ++d)
+      if (role[d] == 1) {
+        via[d] = -1;
+        queue.push_back(d);
+      }
+    int reached = -1;
+    for (size_t i = 0; i < queue.size() && reached < 0; ++i)
+      for (int e : adjacent[queue[i]]) {
+        int d = head(e);
+        if (via[d] != -2 || residual[e] <= 1e-9)
+          continue;
+        via[d] = e;
+        if (role[d] == 2) {
+          reached = d;
+          break;
+        }
+        queue.push_back(d);
+      }
+    if (reached < 0)
+      return total;
+    double push = 1e300;
+    for (int d = reached; via[d] >= 0; d = head(via[d] ^ 1))
+      push = std::min(push, residual[via[d]]);
+    for (int d = reached; via[d] >= 0; d = head(via[d] ^ 1)) {
+      residual[via[d]] -= push;
+      residual[via[d] ^ 1] += push;
+    }
+    total += push;
+  }
+}
+
+/// Every cut of the participants of one node from the rest (the nodes are
+/// alike, so the first node with participants stands for all), with the
+/// bandwidth out of and into each side: the cuts inside a node that a GPU's
+/// own links or a node's NICs do not see, e.g. the inter-socket link of a
+/// PCIe machine. Cached per machine and ranks.
+const std::vector<Cut> &nodeCuts(const Machine &machine,
+                                 llvm::ArrayRef<int> ranks) {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<Cut>> cache;
+  std::string key = machine.name + "/" + std::to_string(machine.nodes) + "/" +
+                    std::to_string(machine.devices().size()) + "/" +
+                    std::to_string(machine.links().size());
+  double sum = 0;
+  for (const Link &link : machine.links())
+    sum += link.bandwidth;
+  key += "/" + std::to_string(sum) + ":";
+  for (int r : ranks)
+    key += std::to_string(r) + ",";
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = cache.try_emplace(key);
+  if (!inserted)
+    return it->second;
+  std::vector<Cut> &cuts = it->second;
+  int node = machine.nodeOf(ranks.front());
+  llvm::SmallVector<int, 12> local; // indices into ranks
+  bool outside = false;
+  for (auto [i, r] : llvm::enumerate(ranks)) {
+    if (machine.nodeOf(r) == node)
+      local.push_back(i);
+    else
+      outside = true;
+  }
+  if (local.size() > 12 || (local.size() < 2 && !outside))
+    return cuts;
+  const auto &devices = machine.devices();
+  std::vector<char> base(devices.size(), 0);
+  std::vector<char> participant(devices.size(), 0);
+  for (int r : ranks)
+    participant[machine.gpuDevice(r)] = 1;
+  for (size_t d = 0; d < devices.size(); ++d) {
+    bool here = devices[d].node == node;
+    if (devices[d].kind == DeviceKind::Gpu && !participant[d])
+      base[d] = 3; // GPUs do not forward
+    else if (!here)
+      base[d] = outside ? 2 : 3; // the rest of the machine: the other side
+  }
+  unsigned subsets = 1u << local.size();
+  for (unsigned mask = 1; mask < subsets; ++mask) {
+    if (mask == subsets - 1 && !outside)
+      continue;
+    Cut cut;
+    std::vector<char> role = base;
+    for (auto [bit, i] : llvm::enumerate(local)) {
+      int device = machine.gpuDevice(ranks[i]);
+      if (mask >> bit & 1) {
+        cut.inside.push_back(i);
+        role[device] = 1;
+      } else {
+        role[device] = 2;
+      }
+    }
+    cut.out = maxFlow(machine, role);
+    for (char &r : role)
+      r = r == 1 ? 2 : r == 2 ? 1 : r;
+    cut.in = maxFlow(machine, role);
+    cuts.push_back(std::move(cut));
+  }
+  return cuts;
+}
+
+/// The time (µs) `kind` needs across `cut`: what must leave and enter the
+/// inside, over the cut's bandwidth each way.
+double cutTimeUs(CollectiveKind kind, const Cut &cut, int n, int64_t bytes) {
+  double k = cut.inside.size(), s = bytes;
+  double out = 0, in = 0;
+  switch (kind) {
+  case CollectiveKind::AllGather: // the inside's blocks out, the others in
+    out = k / n * s, in = (n - k) / n * s;
+    break;
+  case CollectiveKind::ReduceScatter: // contributions to the others' blocks
+    out = (n - k) / n * s, in = k / n * s;
+    break;
+  case CollectiveKind::AllReduce: // each side needs the other side's sum
+    out = in = s;
+    break;
+  case CollectiveKind::AllToAll:
+    out = in = k * (n - k) / n * s;
+    break;
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce: // the root is on one side or the other
+    return std::min(s / cut.out, s / cut.in) / 1e3;
+  case CollectiveKind::SendRecv: { // rank 0 sends to rank 1
+    bool from = llvm::is_contained(cut.inside, 0), to = llvm::is_contained(cut.inside, 1);
+    out = from && !to ? s : 0;
+    in = to && !from ? s : 0;
+    break;
+  }
+  default:
+    return 0;
+  }
+  return std::max(out / cut.out, in / cut.in) / 1e3; // GB/s = 1e3 B/µs
+}
+
+} // namespace
 
 double ccopt::topo::lowerBoundUs(CollectiveKind kind, llvm::ArrayRef<int> ranks,
                                  int64_t bytes, const Machine &machine) {
@@ -58,6 +236,11 @@ double ccopt::topo::lowerBoundUs(CollectiveKind kind, llvm::ArrayRef<int> ranks,
     double nodeBytes = kind == CollectiveKind::AllToAll ? bytes * perNode : bytes;
     transferUs = std::max(transferUs, nodeShare * nodeBytes / (nic * 1e3));
   }
+  // Cuts inside a node (and between part of a node and the rest).
+  if (bytes > 0)
+    for (const Cut &cut : nodeCuts(machine, ranks))
+      if (cut.out > 0 && cut.in > 0)
+        transferUs = std::max(transferUs, cutTimeUs(kind, cut, n, bytes));
   // Latency: a message needs at least the lowest per-hop latency of the
   // machine's links, and information doubles at most per round.
   LinkKind worst = numNodes > 1 ? LinkKind::Net : LinkKind::NvLink;

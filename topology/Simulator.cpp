@@ -76,6 +76,8 @@ public:
       : program(program), machine(machine), options(options),
         n(program.getRanks()), channels(program.getChannels()), period(n),
         load(machine.links().size(), 0), onLink(machine.links().size()) {
+    protocol = options.protocol.value_or(
+        program.getProtocolKind() == ProtocolKind::LL ? Protocol::LL : Protocol::Simple);
     StringRef algorithm = program.getAlgorithm();
     family = options.family.value_or(algorithm == "tree"   ? AlgorithmFamily::Tree
                                      : algorithm == "nvls" ? AlgorithmFamily::Nvls
@@ -128,6 +130,7 @@ private:
   ProgramOp program;
   const Machine &machine;
   SimOptions options;
+  Protocol protocol; ///< the options', else the program's
   AlgorithmFamily family;
   int64_t n, channels;
   /// Ranks simulated ([0, period)) and how many ranks each stands for.
@@ -170,7 +173,7 @@ void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step)
     int src = program.worldRank(t.rank), dst = program.worldRank(to);
     t.routePeer = to;
     t.route = &route(src, dst);
-    t.routeLatencyUs = hopLatencyUs(family, options.protocol,
+    t.routeLatencyUs = hopLatencyUs(family, protocol,
                                     machine.routeKind(src, dst));
     for (int l : *t.route)
       t.routeLatencyUs += machine.links()[l].latencyUs;
@@ -196,7 +199,7 @@ void Simulation::startSwitchFlow(Thread &t, int link, int64_t bytes,
     it->second.push_back(link);
   ++(kind == Flow::Reduce ? t.pendingReduce : t.pendingStores);
   addFlow(t, it->second,
-          hopLatencyUs(family, options.protocol, LinkKind::NvLink), t.rank,
+          hopLatencyUs(family, protocol, LinkKind::NvLink), t.rank,
           bytes, kind == Flow::Reduce ? "multimem_reduce" : "multimem_store",
           kind);
 }
@@ -204,8 +207,8 @@ void Simulation::startSwitchFlow(Thread &t, int link, int64_t bytes,
 void Simulation::addFlow(Thread &t, const std::vector<int> &route,
                          double latency, int64_t to, int64_t bytes,
                          StringRef step, Flow::Kind kind) {
-  double cap = machine.channelBandwidth * bandwidthEfficiency(options.protocol);
-  if (options.protocol == Protocol::LL)
+  double cap = machine.channelBandwidth * bandwidthEfficiency(protocol);
+  if (protocol == Protocol::LL)
     cap = std::min(cap, llMaxBandwidth(machine.arch, machine.nodes) / channels);
   int id;
   if (freeFlows.empty()) {
@@ -242,7 +245,7 @@ void Simulation::postMessage(Thread &t, int64_t to, double arrival) {
 }
 
 void Simulation::rerate(const std::vector<int> &route) {
-  double efficiency = bandwidthEfficiency(options.protocol) * kBytesPerUsPerGBps;
+  double efficiency = bandwidthEfficiency(protocol) * kBytesPerUsPerGBps;
   for (int l : route)
     for (int id : onLink[l]) {
       Flow &f = flows[id];
@@ -381,7 +384,7 @@ void Simulation::advance(Thread &t) {
                          }
                          int64_t to = peerRank(op, s.getPeer(), t.dims, &maps);
                          postMessage(t, to,
-                                     now + hopLatencyUs(family, options.protocol,
+                                     now + hopLatencyUs(family, protocol,
                                                         machine.routeKind(
                                                             program.worldRank(t.rank),
                                                             program.worldRank(to))));
@@ -460,7 +463,7 @@ llvm::Expected<SimResult> Simulation::run() {
       }
     }
   }
-  now = baseLatencyUs(family, options.protocol);
+  now = baseLatencyUs(family, protocol);
   TaskIndex tasks(program);
   threads.reserve(period * classes.size());
   for (int64_t r = 0; r < period; ++r)
@@ -608,15 +611,21 @@ ccopt::topo::channelClasses(ProgramOp program) {
   std::vector<std::pair<int64_t, int64_t>> alone;
   for (int64_t ch = 0; ch < channels; ++ch)
     alone.push_back({ch, 1});
-  // Channels fold when each runs one parametric task; they are alike when
-  // their tasks have the same shape and rank order.
+  // Channels fold when each runs one parametric task, or the same per-rank
+  // tasks (a chain); they are alike when their tasks have the same ranks,
+  // shapes and rank order.
   std::vector<std::string> keys(channels);
   std::vector<int> tasks(channels, 0);
+  std::vector<bool> parametric(channels, false);
   for (auto task : program.getBody().front().getOps<TaskOp>()) {
     int64_t ch = task.getChannel();
-    if (task.getRank() || ++tasks[ch] > 1)
+    std::optional<uint64_t> rank = task.getRank();
+    if (++tasks[ch] > 1 && (!rank || parametric[ch]))
       return alone;
+    parametric[ch] = !rank;
     std::string &key = keys[ch];
+    if (rank)
+      key += "rank " + std::to_string(*rank) + ":";
     appendShape(task.getBody().front(), key);
     if (auto map = task.getRankMap())
       for (int64_t r : *map)

@@ -25,7 +25,9 @@
 namespace ccopt::topo {
 
 struct SimOptions {
-  Protocol protocol = Protocol::Simple;
+  /// How messages travel; unset: the program's `protocol` (Simple
+  /// without one).
+  std::optional<Protocol> protocol;
   /// Whose latencies apply; by default the program's algorithm says
   /// ("tree", "nvls", anything else a ring).
   std::optional<AlgorithmFamily> family;

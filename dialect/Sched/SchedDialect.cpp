@@ -186,7 +186,10 @@ LogicalResult SendOp::verify() {
                  failed(verifyPart(*this, "destination", getDst())));
 }
 
-LogicalResult RecvOp::verify() { return verifyMap(*this, "peer", getPeer()); }
+LogicalResult RecvOp::verify() {
+  return failure(failed(verifyMap(*this, "peer", getPeer())) ||
+                 failed(verifyPart(*this, "destination", getIntoAttr())));
+}
 
 LogicalResult RecvReduceSendOp::verify() {
   if (!(*this)->getParentOfType<ProgramOp>().getRedop())

@@ -43,6 +43,16 @@ def Sched_BufferKind : I32EnumAttr<"BufferKind", "buffer of a rank", [
 
 def Sched_BufferKindAttr : EnumAttr<Sched_Dialect, Sched_BufferKind, "buffer_kind">;
 
+def Sched_ProtocolKind : I32EnumAttr<"ProtocolKind", "how messages travel", [
+  I32EnumAttrCase<"Simple", 0, "simple">,
+  I32EnumAttrCase<"LL", 1, "ll">
+]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::sched";
+}
+
+def Sched_ProtocolKindAttr : EnumAttr<Sched_Dialect, Sched_ProtocolKind, "protocol">;
+
 def Sched_PartAttr : AttrDef<Sched_Dialect, "Part"> {
   let mnemonic = "part";
   let summary = "part `index` of `parts` nearly equal parts of a buffer";
@@ -88,6 +98,11 @@ def Sched_ProgramOp : Sched_Op<"program", [Symbol, NoTerminator, SingleBlock,
     `prescale` (avg only): every step that reads the input reads it divided
     by the ranks, so sums stay in the range of a narrow wire type and
     nothing is finalized at the end.
+    `protocol` (default `simple`): how every message travels. Simple writes
+    the data into the peer's part, then a flag. LL (NCCL's low-latency
+    protocol) writes 8-byte lines of 4 data bytes and a 4-byte flag into a
+    mailbox of the receiver, whose `recv` copies them into the part (every
+    data `recv` must then name it: `into`).
 
     ```mlir
     sched.program @ring attributes {collective = #ccl<collective all_reduce>,
@@ -108,7 +123,8 @@ def Sched_ProgramOp : Sched_Op<"program", [Symbol, NoTerminator, SingleBlock,
       I64Attr:$input_count, I64Attr:$output_count, I64Attr:$scratch_count,
       OptionalAttr<I64Attr>:$root, UnitAttr:$in_place, StrAttr:$algorithm,
       DefaultValuedAttr<I64Attr, "1">:$chunks,
-      OptionalAttr<DenseI64ArrayAttr>:$rank_map, UnitAttr:$prescale);
+      OptionalAttr<DenseI64ArrayAttr>:$rank_map, UnitAttr:$prescale,
+      OptionalAttr<Sched_ProtocolKindAttr>:$protocol);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -119,6 +135,11 @@ def Sched_ProgramOp : Sched_Op<"program", [Symbol, NoTerminator, SingleBlock,
     }
     /// Elements of a buffer of this program.
     int64_t getCount(BufferKind kind);
+    /// The protocol messages travel in (simple without the attribute).
+    ProtocolKind getProtocolKind() {
+      auto protocol = getProtocol();
+      return protocol ? *protocol : ProtocolKind::Simple;
+    }
     /// World rank that schedule rank `rank` runs on.
     int64_t worldRank(int64_t rank) {
       auto map = getRankMap();
@@ -222,12 +243,24 @@ def Sched_SendOp : Sched_StepOp<"send"> {
 def Sched_RecvOp : Sched_StepOp<"recv"> {
   let summary = "wait for the next message from the peer";
   let description = [{
+    `into` names the local part the matching send writes (sched-verify
+    checks it). Under the LL protocol the data arrives in a mailbox and the
+    recv copies it there, so every recv of data must name it; a recv of a
+    `signal` has none.
+
     ```mlir
     sched.recv from affine_map<(d0) -> ((d0 + 7) mod 8)>
+        into <scratch, (d0) -> ((d0 + 7) mod 8), 8>
     ```
   }];
-  let arguments = (ins AffineMapAttr:$peer);
-  let assemblyFormat = "`from` $peer attr-dict";
+  let arguments = (ins AffineMapAttr:$peer, OptionalAttr<Sched_PartAttr>:$into);
+  let assemblyFormat = "`from` $peer (`into` $into^)? attr-dict";
+  let builders = [
+    // A recv of a signal (no data).
+    OpBuilder<(ins "::mlir::AffineMapAttr":$peer), [{
+      build($_builder, $_state, peer, PartAttr());
+    }]>
+  ];
 }
 
 def Sched_RecvReduceSendOp : Sched_StepOp<"recv_reduce_send"> {

@@ -181,3 +181,78 @@ Operation *StepWalker::next() {
     return op;
   }
 }
+
+FailureOr<LLMailbox> mlir::sched::llMailbox(ProgramOp program,
+                                            std::string *why) {
+  int64_t n = program.getRanks(), channels = program.getChannels();
+  auto fail = [&](const Twine &reason) {
+    if (why)
+      *why = reason.str();
+    return failure();
+  };
+  auto bytesPerElement = [](Type type) {
+    return int64_t((type.getIntOrFloatBitWidth() + 7) / 8);
+  };
+  // Per (sender, receiver, channel): data messages sent, and receives that
+  // name where the data goes.
+  llvm::DenseMap<int64_t, int64_t> sent, named;
+  auto key = [&](int64_t from, int64_t to, int64_t ch) {
+    return (from * n + to) * channels + ch;
+  };
+  LLMailbox box;
+  MapCache maps;
+  TaskIndex tasks(program);
+  for (int64_t rank = 0; rank < n; ++rank)
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      StepWalker walker(tasks, rank, ch);
+      while (Operation *op = walker.next()) {
+        ArrayRef<int64_t> dims = walker.dims();
+        if (isa<MultimemReduceOp, MultimemStoreOp>(op))
+          return fail("NVLS steps have no LL form");
+        auto sends = [&](AffineMap peer, PartAttr dst) {
+          int64_t to = peerRank(op, peer, dims, &maps);
+          if (to < 0 || to >= n)
+            return;
+          int64_t &count = sent[key(rank, to, ch)];
+          box.slots = std::max(box.slots, ++count);
+          if (auto range = resolve(program, dst, dims, &maps)) {
+            Type type = dst.getBuffer() == BufferKind::Scratch
+                            ? program.getWireType()
+                            : program.getElementType();
+            int64_t words = (range->size() * bytesPerElement(type) + 3) / 4;
+            box.lines = std::max(box.lines, (words + 1) / 2 * 2);
+          }
+        };
+        auto receives = [&](AffineMap peer) {
+          int64_t from = peerRank(op, peer, dims, &maps);
+          if (from >= 0 && from < n)
+            ++named[key(from, rank, ch)];
+        };
+        TypeSwitch<Operation *>(op)
+            .Case([&](SendOp s) { sends(s.getPeer(), s.getDst()); })
+            .Case([&](RecvOp r) {
+              if (r.getIntoAttr())
+                receives(r.getPeer());
+            })
+            .Case([&](RecvReduceSendOp s) {
+              receives(s.getFrom());
+              sends(s.getTo(), s.getDst());
+            })
+            .Case([&](RecvCopySendOp s) {
+              receives(s.getFrom());
+              sends(s.getTo(), s.getDst());
+            });
+      }
+    }
+  for (auto [k, count] : sent)
+    if (int64_t got = named.lookup(k); got != count) {
+      int64_t ch = k % channels, to = k / channels % n, from = k / channels / n;
+      return fail("rank " + Twine(from) + " sends rank " + Twine(to) + " " +
+                  Twine(count) + " data message(s) on channel " + Twine(ch) +
+                  ", " + Twine(got) +
+                  " of them received by a step that names its part");
+    }
+  if (box.slots && !box.lines)
+    box.lines = 2;
+  return box;
+}

@@ -95,6 +95,25 @@ private:
   SmallVector<int64_t> dimValues;
 };
 
+/// The LL mailbox a program needs in every rank's sync area (after the
+/// counters): per (channel, sender) `slots` slots of `lines` 8-byte lines,
+/// a slot for every message that sender sends that rank on that channel in
+/// one launch, as large as the largest message (4 data bytes a line, lines
+/// rounded up to even).
+struct LLMailbox {
+  int64_t slots = 0, lines = 0;
+  /// Bytes per rank.
+  int64_t bytes(ProgramOp program) const {
+    return program.getRanks() * program.getChannels() * slots * lines * 8;
+  }
+};
+
+/// The mailbox `program` needs under LL, whatever its protocol attribute.
+/// Fails (with the reason in `why`) when some rank does not receive every
+/// data message with a step that names where it goes (`sched.recv` without
+/// `into`, a message of NVLS), i.e. when the program cannot run as LL.
+FailureOr<LLMailbox> llMailbox(ProgramOp program, std::string *why = nullptr);
+
 } // namespace mlir::sched
 
 #endif

@@ -86,14 +86,13 @@ public:
     Status s;
     auto scratch = DeviceAllocation::create(context, schedule_.scratchBytes(), s);
     if (!s.ok()) return s;
-    const size_t syncBytes = size_t(cc_sync_words(schedule_.ranks, schedule_.channels)) * sizeof(cc_u64);
-    auto sync = DeviceAllocation::create(context, syncBytes, s);
+    auto sync = DeviceAllocation::create(context, schedule_.syncBytes(), s);  // counters, LL mailbox
     if (!s.ok()) return s;
     bufTable_[size_t(rank) * CC_NUM_BUFS + CC_BUF_SCRATCH] = scratch->data();
     syncTable_[size_t(rank)] = static_cast<cc_u64*>(sync->data());
     owned_.push_back(std::move(scratch));
     syncAreas_.push_back(std::move(sync));
-    return zero(context, *syncAreas_.back());  // counters start at 0
+    return zero(context, *syncAreas_.back());  // counters (and mailbox) start at 0
   }
 
   void setBuffers(const RankBuffers& b) {

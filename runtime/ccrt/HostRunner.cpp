@@ -13,7 +13,8 @@ public:
                  const std::vector<RankBuffers>& buffers)
       : Collective(std::move(schedule)), module_(std::move(module)), fn_(fn), options_(options),
         // The caller's buffers replace input and output; only scratch and sync are ours.
-        world_(schedule_.ranks, schedule_.channels, 0, 0, schedule_.scratchBytes()) {
+        world_(schedule_.ranks, schedule_.channels, 0, 0, schedule_.scratchBytes(), false,
+               size_t(schedule_.mailboxBytes)) {
     for (const RankBuffers& b : buffers) {
       world_.bind(b.rank, CC_BUF_INPUT, b.input.data);
       world_.bind(b.rank, CC_BUF_OUTPUT, schedule_.inPlace ? b.input.data : b.output.data);

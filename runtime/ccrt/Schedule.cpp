@@ -1,5 +1,7 @@
 #include "runtime/ccrt/Schedule.h"
 
+#include "ccopt/device.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -87,6 +89,14 @@ std::string parseLine(const std::string& line, Schedule& s) {
                                                      " entries for " + std::to_string(s.ranks) + " ranks";
   }
   if (s.root >= s.ranks) return "root " + std::to_string(s.root) + " out of range";
+  // Optional (emitters before the LL protocol wrote neither): Simple, no mailbox.
+  if (auto it = kv.find("protocol"); it != kv.end()) {
+    if (it->second != "simple" && it->second != "ll") return "unknown protocol '" + it->second + "'";
+    s.protocol = it->second;
+  }
+  if (kv.count("mailbox"))
+    if (!(e = needInt("mailbox", 0, s.mailboxBytes)).empty()) return e;
+  if (s.protocol == "ll" && s.mailboxBytes % 8) return "mailbox must be whole 8-byte lines";
   return "";
 }
 
@@ -111,6 +121,10 @@ size_t dtypeBytes(DType type) {
   for (const DTypeName& d : kDTypes)
     if (d.type == type) return d.bytes;
   return 0;
+}
+
+size_t Schedule::syncBytes() const {
+  return size_t(cc_sync_words(ranks, channels)) * sizeof(cc_u64) + size_t(mailboxBytes);
 }
 
 const Schedule* KernelLibrary::find(const std::string& kernel) const {

@@ -119,14 +119,14 @@ HostWorld::Block HostWorld::allocZeroed(size_t bytes) {
 }
 
 HostWorld::HostWorld(int nranks, int nchannels, size_t inputBytes, size_t outputBytes,
-                     size_t scratchBytes, bool inPlace)
-    : nranks_(nranks), nchannels_(nchannels) {
+                     size_t scratchBytes, bool inPlace, size_t mailboxBytes)
+    : nranks_(nranks), nchannels_(nchannels),
+      syncBytes_(size_t(cc_sync_words(nranks, nchannels)) * sizeof(cc_u64) + mailboxBytes) {
   if (inPlace) inputBytes = outputBytes = std::max(inputBytes, outputBytes);
   bytes_[CC_BUF_INPUT] = inputBytes;
   bytes_[CC_BUF_OUTPUT] = outputBytes;
   bytes_[CC_BUF_SCRATCH] = scratchBytes;
   bufPtrs_.resize(size_t(nranks) * CC_NUM_BUFS);
-  const size_t syncBytes = size_t(cc_sync_words(nranks, nchannels)) * sizeof(cc_u64);
   for (int r = 0; r < nranks; ++r) {
     void** bufs = &bufPtrs_[size_t(r) * CC_NUM_BUFS];
     for (int k = 0; k < CC_NUM_BUFS; ++k) {
@@ -137,7 +137,7 @@ HostWorld::HostWorld(int nranks, int nchannels, size_t inputBytes, size_t output
       storage_.push_back(allocZeroed(bytes_[k]));
       bufs[k] = storage_.back().get();
     }
-    storage_.push_back(allocZeroed(syncBytes));
+    storage_.push_back(allocZeroed(syncBytes_));
     syncPtrs_.push_back(static_cast<cc_u64*>(storage_.back().get()));
   }
 }
@@ -145,8 +145,7 @@ HostWorld::HostWorld(int nranks, int nchannels, size_t inputBytes, size_t output
 HostWorld::~HostWorld() = default;
 
 void HostWorld::resetSync() {
-  const size_t syncBytes = size_t(cc_sync_words(nranks_, nchannels_)) * sizeof(cc_u64);
-  for (cc_u64* s : syncPtrs_) std::memset(s, 0, syncBytes);
+  for (cc_u64* s : syncPtrs_) std::memset(s, 0, syncBytes_);
 }
 
 int HostWorld::launch(KernelFn fn, std::chrono::nanoseconds timeout) {

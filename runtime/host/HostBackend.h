@@ -41,8 +41,10 @@ class HostWorld {
 public:
   /// Buffers are 64-byte aligned and zeroed. With `inPlace`, each rank's
   /// OUTPUT buffer is its INPUT buffer (of max(inputBytes, outputBytes)).
+  /// `mailboxBytes`: the LL mailbox that follows the counters in every sync
+  /// area (the schedule's `mailbox=`; 0 for Simple).
   HostWorld(int nranks, int nchannels, size_t inputBytes, size_t outputBytes, size_t scratchBytes,
-            bool inPlace = false);
+            bool inPlace = false, size_t mailboxBytes = 0);
   ~HostWorld();
   HostWorld(const HostWorld&) = delete;
   HostWorld& operator=(const HostWorld&) = delete;
@@ -58,7 +60,8 @@ public:
   /// Points buffer `kind` of `rank` at caller memory instead of its own
   /// (which must hold bufferBytes(kind) and outlive the launches).
   void bind(int rank, int kind, void* data) { bufPtrs_[size_t(rank) * CC_NUM_BUFS + kind] = data; }
-  /// The sync area of `rank` (cc_sync_words(nranks, nchannels) words).
+  /// The sync area of `rank` (cc_sync_words(nranks, nchannels) words, then
+  /// the mailbox).
   const cc_u64* syncArea(int rank) const { return syncPtrs_[rank]; }
 
   /// Runs `fn` once for every (rank, channel), each on its own thread, and
@@ -81,6 +84,7 @@ private:
 
   int nranks_, nchannels_;
   size_t bytes_[CC_NUM_BUFS];
+  size_t syncBytes_;
   std::vector<Block> storage_;
   std::vector<void*> bufPtrs_;    // [nranks * CC_NUM_BUFS]
   std::vector<cc_u64*> syncPtrs_; // [nranks]

@@ -163,6 +163,17 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       };
       if (failed(pipeline.addToPipeline(pm, onError)))
         return failure();
+      // --topo/--topo-file/--nodes name the machine for sched-verify too, so
+      // that hand-written schedules are checked against its GPUs and routes.
+      if (machine) {
+        std::string machineOptions =
+            (topo.empty() ? "topo-file=" + topoFile : "topo=" + topo) +
+            " nodes=" + std::to_string(nodes);
+        for (Pass &pass : pm.getPasses())
+          if (pass.getArgument() == "sched-verify" &&
+              failed(pass.initializeOptions(machineOptions, onError)))
+            return failure();
+      }
     } else if (machine || (emit.getNumOccurrences() && emit != Emit::Mlir)) {
       // Like mlir-opt, a bare `ccopt file` only parses, verifies and prints.
       ccopt::PipelineOptions options{topo, topoFile, nodes, chunks, channels,

@@ -19,6 +19,16 @@
 // The counters only grow, so consecutive launches need no reset: a receiver
 // waits until inbound >= ++seen, a sender publishes ++sent into the
 // destination's inbound word.
+//
+// LL protocol (NCCL's low latency): after those words, a schedule compiled
+// for LL has a mailbox of cc_ll_box{slots, lines}: for every (channel, src)
+// `slots` slots of `lines` 8-byte lines {data32, flag32}. Message number m
+// from src (the same sent/seen counters) goes into slot (m - 1) % slots,
+// every line flagged with (unsigned)m, so the receiver polls the data itself:
+// no fence, no separate flag. A sender reuses a slot once the receiver's
+// seen counter says the previous message there was consumed; the compiler
+// gives a slot to every message of one launch, so that never waits within a
+// launch. The mailbox is zeroed with the counters (a reset starts both over).
 #ifndef CCOPT_DEVICE_H
 #define CCOPT_DEVICE_H
 
@@ -83,6 +93,9 @@ CC_DEVICE cc_u64 load_acquire(const cc_u64* p) {
 CC_DEVICE void store_release(cc_u64* p, cc_u64 v) {
   asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
+CC_DEVICE void store_relaxed(cc_u64* p, cc_u64 v) {
+  asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 CC_DEVICE void fence_system() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 CC_DEVICE cc_u64 now_ns() {
   cc_u64 t;
@@ -135,6 +148,7 @@ namespace cc_detail {
 
 CC_DEVICE cc_u64 load_acquire(const cc_u64* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 CC_DEVICE void store_release(cc_u64* p, cc_u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+CC_DEVICE void store_relaxed(cc_u64* p, cc_u64 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 CC_DEVICE void fence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 CC_DEVICE cc_u64 now_ns() {
   return (cc_u64)std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -341,11 +355,13 @@ template <class T> CC_DEVICE T* cc_peer_buf(const cc_args* args, int rank, int p
 }
 
 // Wait for the next message from `src` on channel `ch`; its data is visible to
-// the whole block afterwards.
+// the whole block afterwards. (`seen` is stored atomically: under LL,
+// senders read it for flow control; a signal carries no data to order.)
 CC_DEVICE void cc_wait_recv(const cc_args* args, int rank, int ch, int src) {
   if (cc_tid() == 0) {
     cc_u64* s = args->sync[rank];
-    const cc_u64 want = ++s[cc_sync_seen(args, ch, src)];
+    const cc_u64 want = s[cc_sync_seen(args, ch, src)] + 1;
+    cc_detail::store_relaxed(&s[cc_sync_seen(args, ch, src)], want);
     cc_detail::spin_until_geq(args, &s[cc_sync_inbound(args, ch, src)], want);
   }
   cc_barrier();
@@ -480,6 +496,148 @@ template <class D> CC_DEVICE void cc_scale(D* dst, long long n, long long diviso
   cc_detail::fn_scale<D> f;
   f.divisor = divisor;
   cc_detail::elementwise(f, dst, (D*)0, (const D*)dst, (const D*)dst, n);
+}
+
+// --- LL protocol ------------------------------------------------------------
+
+struct cc_ll_box {
+  long long slots;  // per (channel, src): messages of one launch
+  long long lines;  // 8-byte lines per slot (even)
+};
+
+CC_HOST_DEVICE long long cc_ll_mailbox_words(int nranks, int nchannels, cc_ll_box box) {
+  return (long long)nranks * nchannels * box.slots * box.lines;
+}
+
+namespace cc_detail {
+
+#ifdef CC_CUDA
+// One 8-byte access carries data and flag together (NCCL's LL lines).
+CC_DEVICE void ll_store(cc_u64* line, unsigned data, unsigned flag) {
+  asm volatile("st.volatile.global.v2.u32 [%0], {%1, %2};" ::"l"(line), "r"(data), "r"(flag) : "memory");
+}
+CC_DEVICE void ll_load(const cc_u64* line, unsigned& data, unsigned& flag) {
+  asm volatile("ld.volatile.global.v2.u32 {%0, %1}, [%2];" : "=r"(data), "=r"(flag) : "l"(line) : "memory");
+}
+#else
+CC_DEVICE void ll_store(cc_u64* line, unsigned data, unsigned flag) {
+  __atomic_store_n(line, ((cc_u64)flag << 32) | data, __ATOMIC_RELAXED);
+}
+CC_DEVICE void ll_load(const cc_u64* line, unsigned& data, unsigned& flag) {
+  const cc_u64 v = __atomic_load_n(line, __ATOMIC_RELAXED);
+  data = (unsigned)v;
+  flag = (unsigned)(v >> 32);
+}
+#endif
+
+// Slot of message `seq` from `src` to `owner` on `ch`, in owner's mailbox.
+CC_DEVICE cc_u64* ll_slot(const cc_args* a, cc_ll_box box, int owner, int ch, int src, cc_u64 seq) {
+  const long long slot = (long long)((seq - 1) % (cc_u64)box.slots);
+  return a->sync[owner] + cc_sync_words(a->nranks, a->nchannels) +
+         (((long long)ch * a->nranks + src) * box.slots + slot) * box.lines;
+}
+
+// The data of `line` once it carries `flag`; 0 on abort or timeout (recorded).
+CC_DEVICE unsigned ll_wait(const cc_args* args, const cc_u64* line, unsigned flag) {
+  unsigned data, f;
+  ll_load(line, data, f);
+  if (f == flag) return data;
+  const cc_u64 start = now_ns();
+  for (unsigned it = 0;; ++it) {
+    ll_load(line, data, f);
+    if (f == flag) return data;
+    if (load_abort(args)) {
+      fail(args, CC_ERR_ABORTED);
+      return 0;
+    }
+    if (args->timeout_ns && (it & 15u) == 0 && now_ns() - start > args->timeout_ns) {
+      fail(args, CC_ERR_TIMEOUT);
+      return 0;
+    }
+    relax(it);
+  }
+}
+
+CC_DEVICE void copy_bytes(unsigned char* dst, const unsigned char* src, int n) {
+  for (int i = 0; i < n; ++i) dst[i] = src[i];
+}
+
+}  // namespace cc_detail
+
+// Sends f(a[i], b[i]) as n elements of D (1, 2, 4 or 8 bytes) to `dst` on
+// `ch`: packed into 4-byte data words, each in a line with the message's flag.
+template <class D, class F, class A, class B>
+CC_DEVICE void cc_ll_put(const cc_args* args, cc_ll_box box, int rank, int ch, int dst, const F& f,
+                         const A* a, const B* b, long long n) {
+  cc_u64* sent = &args->sync[rank][cc_sync_sent(args, ch, dst)];
+  cc_barrier();  // a previous step's counter update is visible to every thread
+  const cc_u64 seq = *(volatile cc_u64*)sent + 1;
+  cc_barrier();
+  if (cc_tid() == 0) {
+    *sent = seq;
+    if (seq > (cc_u64)box.slots)  // the slot's previous message was consumed
+      cc_detail::spin_until_geq(args, &args->sync[dst][cc_sync_seen(args, ch, rank)], seq - box.slots);
+  }
+  cc_barrier();
+  cc_u64* line = cc_detail::ll_slot(args, box, dst, ch, rank, seq);
+  const unsigned flag = (unsigned)seq;
+  const long long bytes = n * (long long)sizeof(D), groups = (bytes + 7) / 8;
+  const int per = 8 / (int)sizeof(D);
+  for (long long g = cc_tid(); g < groups; g += cc_nthreads()) {
+    unsigned w[2] = {0u, 0u};
+    for (int k = 0; k < per && g * per + k < n; ++k) {
+      const D v = f(a[g * per + k], b[g * per + k]);
+      cc_detail::copy_bytes((unsigned char*)w + k * sizeof(D), (const unsigned char*)&v, (int)sizeof(D));
+    }
+    cc_detail::ll_store(line + 2 * g, w[0], flag);
+    if (8 * g + 4 < bytes) cc_detail::ll_store(line + 2 * g + 1, w[1], flag);
+  }
+}
+
+// dst[i] = cvt<D>(src[i]) in `to`'s mailbox.
+template <class D, class S>
+CC_DEVICE void cc_ll_send(const cc_args* args, cc_ll_box box, int rank, int ch, int to, const S* src,
+                          long long n) {
+  cc_ll_put<D>(args, box, rank, ch, to, cc_detail::fn_copy<D>(), src, src, n);
+}
+
+// cvt<D>(OP(a[i], b[i]) [/ divisor]) in `to`'s mailbox, as cc_reduce computes it.
+template <class OP, class D, class A, class B>
+CC_DEVICE void cc_ll_send_reduce(const cc_args* args, cc_ll_box box, int rank, int ch, int to, const A* a,
+                                 const B* b, long long n, long long divisor) {
+  cc_detail::fn_reduce<OP, D> f;
+  f.divisor = divisor;
+  cc_ll_put<D>(args, box, rank, ch, to, f, a, b, n);
+}
+
+// Waits for the next message from `src` on `ch` line by line and copies its
+// n elements into dst; then tells the sender the slot is free.
+template <class D>
+CC_DEVICE void cc_ll_recv(const cc_args* args, cc_ll_box box, int rank, int ch, int src, D* dst, long long n) {
+  cc_u64* seen = &args->sync[rank][cc_sync_seen(args, ch, src)];
+  cc_barrier();
+  const cc_u64 seq = *(volatile cc_u64*)seen + 1;
+  cc_barrier();
+  const cc_u64* line = cc_detail::ll_slot(args, box, rank, ch, src, seq);
+  const unsigned flag = (unsigned)seq;
+  const long long bytes = n * (long long)sizeof(D), groups = (bytes + 7) / 8;
+  const int per = 8 / (int)sizeof(D);
+  for (long long g = cc_tid(); g < groups; g += cc_nthreads()) {
+    unsigned w[2] = {0u, 0u};
+    w[0] = cc_detail::ll_wait(args, line + 2 * g, flag);
+    if (8 * g + 4 < bytes) w[1] = cc_detail::ll_wait(args, line + 2 * g + 1, flag);
+    for (int k = 0; k < per && g * per + k < n; ++k) {
+      D v;
+      cc_detail::copy_bytes((unsigned char*)&v, (const unsigned char*)w + k * sizeof(D), (int)sizeof(D));
+      dst[g * per + k] = v;
+    }
+  }
+  cc_barrier();
+  if (cc_tid() == 0) {
+    cc_detail::fence_system();  // the block's reads of the slot come first
+    cc_detail::store_release(seen, seq);
+  }
+  cc_barrier();
 }
 
 #endif  // CCOPT_DEVICE_H

@@ -9,8 +9,8 @@
 // TABLE: # ccopt report: a100x8, 1 node(s), 8 ranks;
 // FileCheck folds runs of blanks, so single spaces match the aligned columns.
 // TABLE-NEXT: # size(B) count type redop algorithm proto ch chunks time(us) algbw busbw nccl_algo nccl_us nccl_bw bound(us) vs_nccl of_bound
-// TABLE-NEXT: 4194304 1048576 f32 sum twoshot Simple [[#]] [[#]] {{[0-9.]+ [0-9.]+ [0-9.]+}} ring/{{LL|LL128|Simple}} {{[0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+}} {{(f32|f16) [0-9]+ [0-9.]+ 1.000$}}
-// TABLE-NEXT: 8192 4096 f16 max oneshot Simple [[#]] [[#]] {{[0-9.]+ [0-9.]+ [0-9.]+}} ring/{{LL|LL128|Simple}} {{[0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+}} {{(f32|f16) [0-9]+ [0-9.]+ 1.000$}}
+// TABLE-NEXT: 4194304 1048576 f32 sum twoshot Simple [[#]] [[#]] {{[0-9.]+ [0-9.]+ [0-9.]+}} ring/{{LL|LL128|Simple}} {{[0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+}} {{(f32|f16) [0-9]+ [0-9.]+ 1.000}} all_reduce -1{{$}}
+// TABLE-NEXT: 8192 4096 f16 max oneshot LL [[#]] [[#]] {{[0-9.]+ [0-9.]+ [0-9.]+}} ring/{{LL|LL128|Simple}} {{[0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+}} {{(f32|f16) [0-9]+ [0-9.]+ 1.000}} all_reduce -1{{$}}
 
 // The JSON form has the keys of README's schema (later versions may add
 // fields, so the checks allow more between them; llvm::json sorts keys).

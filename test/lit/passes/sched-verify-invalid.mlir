@@ -238,3 +238,74 @@ sched.program @short_barrier attributes {algorithm = "dissemination", channels =
     sched.recv from affine_map<(d0) -> ((d0 + 3) mod 4)>
   }
 }
+
+// -----
+
+// Hand-written, one task per rank: three ranks each wait for the previous
+// one before sending on: nobody starts.
+#r0 = affine_map<(d0) -> (0)>
+#r1 = affine_map<(d0) -> (1)>
+#r2 = affine_map<(d0) -> (2)>
+sched.program @cycle_of_three attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 3 : i64, output_count = 3 : i64, ranks = 3 : i64,
+    redop = #ccl<redop sum>, scratch_count = 3 : i64} {
+  sched.task channel 0 rank 0 {
+    // expected-error @+1 {{rank 0, channel 0, step 0: circular wait (rank 0 waits for rank 2; rank 2 waits for rank 1; rank 1 waits for rank 0)}}
+    sched.recv from #r2
+    sched.send <input, (d0) -> (0), 1> to #r1 at <scratch, (d0) -> (0), 1>
+  }
+  sched.task channel 0 rank 1 {
+    sched.recv from #r0
+    sched.send <input, (d0) -> (0), 1> to #r2 at <scratch, (d0) -> (0), 1>
+  }
+  sched.task channel 0 rank 2 {
+    sched.recv from #r1
+    sched.send <input, (d0) -> (0), 1> to #r0 at <scratch, (d0) -> (0), 1>
+  }
+}
+
+// -----
+
+// Rank 1 sends its input twice (into two scratch halves); rank 0 adds both.
+#r0 = affine_map<(d0) -> (0)>
+#r1 = affine_map<(d0) -> (1)>
+sched.program @contribution_twice attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective reduce>, element_type = f32, root = 0 : i64,
+    input_count = 4 : i64, output_count = 4 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 8 : i64} {
+  sched.task channel 0 rank 1 {
+    sched.send <input, (d0) -> (0), 1> to #r0 at <scratch, (d0) -> (0), 2>
+    sched.send <input, (d0) -> (0), 1> to #r0 at <scratch, (d0) -> (1), 2>
+  }
+  sched.task channel 0 rank 0 {
+    sched.recv from #r1
+    sched.reduce <scratch, (d0) -> (0), 2>, <input, (d0) -> (0), 1> -> <output, (d0) -> (0), 1>
+    sched.recv from #r1
+    // expected-error @+1 {{rank 0, channel 0, step 3: adds the contribution of rank 1 twice into output[0, 4) (part 0 of 1) ({0-1} + {1})}}
+    sched.reduce <output, (d0) -> (0), 1>, <scratch, (d0) -> (1), 2> -> <output, (d0) -> (0), 1>
+  }
+}
+
+// -----
+
+// Rank 1 forwards the part it gathers from rank 0 before that part arrives.
+#r0 = affine_map<(d0) -> (0)>
+#r1 = affine_map<(d0) -> (1)>
+#r2 = affine_map<(d0) -> (2)>
+sched.program @forward_too_early attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective all_gather>, element_type = f32,
+    input_count = 2 : i64, output_count = 6 : i64, ranks = 3 : i64,
+    scratch_count = 0 : i64} {
+  sched.task channel 0 rank 0 {
+    sched.send <input, (d0) -> (0), 1> to #r1 at <output, (d0) -> (0), 3>
+  }
+  sched.task channel 0 rank 1 {
+    // expected-error @+1 {{rank 1, channel 0, step 0: reads output[0, 2) (part 0 of 3), which holds no data yet}}
+    sched.send <output, (d0) -> (0), 3> to #r2 at <output, (d0) -> (0), 3>
+    sched.recv from #r0
+  }
+  sched.task channel 0 rank 2 {
+    sched.recv from #r1
+  }
+}

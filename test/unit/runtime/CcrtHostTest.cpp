@@ -67,6 +67,29 @@ TEST(KernelLibrary, RejectsBadMetadata) {
   EXPECT_NE(s.message.find("cannot read /nonexistent/k.cu"), std::string::npos) << s.message;
 }
 
+// The LL protocol's keys: optional (Simple, no mailbox, without them); the
+// mailbox is added to every sync area.
+TEST(KernelLibrary, ReadsProtocolAndMailbox) {
+  const std::string line =
+      "// ccopt-schedule kernel=k collective=all_reduce redop=sum ranks=2 channels=3 element=f32 wire=f32 "
+      "input=4 output=4 scratch=4 in_place=0 root=-1 rank_map=- algorithm=ring";
+  KernelLibrary lib;
+  ASSERT_TRUE(parseKernelLibrary(line + "\n", lib).ok());
+  EXPECT_EQ(lib.schedules[0].protocol, "simple");
+  EXPECT_EQ(lib.schedules[0].mailboxBytes, 0);
+  EXPECT_EQ(lib.schedules[0].syncBytes(), size_t(cc_sync_words(2, 3)) * 8);
+  ASSERT_TRUE(parseKernelLibrary(line + " protocol=ll mailbox=96\n", lib).ok());
+  EXPECT_EQ(lib.schedules[0].protocol, "ll");
+  EXPECT_EQ(lib.schedules[0].syncBytes(), size_t(cc_sync_words(2, 3)) * 8 + 96);
+  for (auto [extra, message] : {std::pair{" protocol=ll128", "unknown protocol 'll128'"},
+                                {" protocol=ll mailbox=-8", "bad mailbox '-8'"},
+                                {" protocol=ll mailbox=12", "mailbox must be whole 8-byte lines"}}) {
+    Status s = parseKernelLibrary(line + extra + "\n", lib);
+    EXPECT_EQ(s.code, Code::InvalidArgument) << extra;
+    EXPECT_NE(s.message.find(message), std::string::npos) << s.message;
+  }
+}
+
 // Per-rank host buffers for one schedule, filled with small integers.
 struct Buffers {
   Buffers(const Schedule& s, bool inPlace) : sched(s) {
@@ -116,6 +139,32 @@ TEST_F(CcrtHost, AllReduceRunsManyTimes) {
       for (size_t i = 0; i < 1000; ++i) {
         float want = 0;
         for (int q = 0; q < 4; ++q) want += float((i * 7 + q * 3 + round) % 11);
+        wrong += b.out[r][i] != want;
+      }
+    EXPECT_EQ(wrong, 0) << "round " << round;
+  }
+}
+
+// A small h200x8 all-reduce, which the selection sends in LL: its mailbox
+// comes from the metadata, and launches reuse its slots.
+TEST_F(CcrtHost, LLAllReduceRunsManyTimes) {
+  ASSERT_NO_FATAL_FAILURE(load("all_reduce-sum-f32-8r-256"));
+  ASSERT_EQ(sched().protocol, "ll");
+  ASSERT_GT(sched().mailboxBytes, 0);
+  Buffers b(sched(), false);
+  Status s;
+  auto c = program->bind(sched().kernel, b.views, {}, s);
+  ASSERT_TRUE(c) << s.message;
+  for (int round = 0; round < 4; ++round) {
+    for (int r = 0; r < 8; ++r)
+      for (size_t i = 0; i < 256; ++i) b.in[r][i] = float((i * 7 + r * 3 + round) % 11);
+    s = c->launch();
+    ASSERT_TRUE(s.ok()) << s.message;
+    long long wrong = 0;
+    for (int r = 0; r < 8; ++r)
+      for (size_t i = 0; i < 256; ++i) {
+        float want = 0;
+        for (int q = 0; q < 8; ++q) want += float((i * 7 + q * 3 + round) % 11);
         wrong += b.out[r][i] != want;
       }
     EXPECT_EQ(wrong, 0) << "round " << round;

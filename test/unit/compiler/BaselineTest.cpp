@@ -1,0 +1,263 @@
+//===- BaselineTest.cpp - NCCL baselines and bounds of every collective ---===//
+//
+// The NCCL baseline of each collective (rings for reduce_scatter and
+// all_gather, the ring chain for broadcast and reduce, grouped p2p for
+// all_to_all and send/recv, the one-element all-reduce for a barrier), the
+// direct all-to-all it is built from, channel folding of per-rank chains,
+// and the lower bounds' cuts inside a node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compile.h"
+
+#include "passes/Algorithms.h"
+#include "passes/NcclBaseline.h"
+#include "topology/Bounds.h"
+#include "topology/Machine.h"
+#include "topology/Rings.h"
+#include "topology/Simulator.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+using namespace mlir;
+using namespace ccopt;
+using namespace ccopt::topo;
+using K = ccl::CollectiveKind;
+
+namespace {
+
+constexpr int64_t KiB = 1 << 10, MiB = 1 << 20, GiB = int64_t(1) << 30;
+
+topo::Machine preset(llvm::StringRef name, int nodes = 1) {
+  auto machine = lookupPreset(name, nodes);
+  EXPECT_TRUE(machine.has_value()) << name.str();
+  return machine ? std::move(*machine) : topo::Machine();
+}
+
+std::vector<int> firstRanks(int n) {
+  std::vector<int> ranks(n);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  return ranks;
+}
+
+class Baseline : public ::testing::Test {
+protected:
+  Baseline() {
+    ccopt::test::loadDialects(context);
+    module = ModuleOp::create(UnknownLoc::get(&context));
+  }
+
+  /// A shape of `bytes` f32 bytes among n ranks as the builders count it
+  /// (a rank's block for reduce_scatter and all_gather).
+  AllReduceShape shapeOf(K kind, int n, int64_t bytes) {
+    int64_t count = bytes / 4;
+    if (kind == K::ReduceScatter || kind == K::AllGather)
+      count /= n;
+    return {n, count, Float32Type::get(&context), ccl::ReductionKind::Sum, false, {}};
+  }
+
+  BaselineResult baseline(K kind, const topo::Machine &m, int n, int64_t bytes,
+                          std::vector<int> ranks = {}) {
+    if (ranks.empty())
+      ranks = firstRanks(n);
+    auto result = ncclBaseline(&context, kind, shapeOf(kind, n, bytes), ranks, m);
+    EXPECT_TRUE(bool(result)) << llvm::toString(result.takeError());
+    return result ? *result : BaselineResult{};
+  }
+
+  double simulateUs(sched::ProgramOp program, const topo::Machine &m,
+                    SimOptions options = {}) {
+    auto result = simulate(program, m, options);
+    EXPECT_TRUE(bool(result)) << llvm::toString(result.takeError());
+    return result ? result->timeUs : 0;
+  }
+
+  LogicalResult verify() {
+    PassManager pm(&context);
+    pm.addPass(createSchedVerify());
+    return pm.run(*module);
+  }
+
+  OpBuilder builder() {
+    OpBuilder b(&context);
+    b.setInsertionPointToEnd(module->getBody());
+    return b;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(Baseline, EachCollectiveGetsNcclsAlgorithm) {
+  topo::Machine m = preset("a100x8");
+  struct Case {
+    K kind;
+    const char *algorithm;
+  } cases[] = {{K::ReduceScatter, "ring"}, {K::AllGather, "ring"},
+               {K::Broadcast, "chain"},    {K::Reduce, "chain"},
+               {K::AllToAll, "direct"},    {K::SendRecv, "direct"}};
+  for (auto [kind, algorithm] : cases)
+    for (int64_t bytes : {64 * KiB, 64 * MiB}) {
+      int n = kind == K::SendRecv ? 2 : 8;
+      BaselineResult r = baseline(kind, m, n, bytes);
+      EXPECT_EQ(r.algorithm, algorithm) << ccl::stringifyCollectiveKind(kind).str();
+      EXPECT_GE(r.timeUs, lowerBoundUs(kind, firstRanks(n), bytes, m))
+          << ccl::stringifyCollectiveKind(kind).str() << " " << bytes;
+    }
+  // Rings and chains run on NCCL's 16 channels of an NVSwitch machine.
+  EXPECT_EQ(baseline(K::AllGather, m, 8, 64 * MiB).channels, 16);
+  EXPECT_EQ(baseline(K::Broadcast, m, 8, 64 * MiB).channels, 16);
+  // A barrier is the one-element all-reduce: a few microseconds of latency.
+  BaselineResult barrier = baseline(K::Barrier, m, 8, 0);
+  EXPECT_GT(barrier.timeUs, 1);
+  EXPECT_LT(barrier.timeUs, 50);
+}
+
+TEST_F(Baseline, ProtocolFollowsTheSize) {
+  // As NCCL's tuning picks: LL for small messages (latency), Simple for
+  // large ones (bandwidth); LL128 may win in between.
+  topo::Machine m = preset("a100x8");
+  for (K kind : {K::ReduceScatter, K::AllGather, K::Broadcast, K::AllToAll}) {
+    std::string name = ccl::stringifyCollectiveKind(kind).str();
+    EXPECT_EQ(baseline(kind, m, 8, 8 * KiB).protocol, Protocol::LL) << name;
+    EXPECT_EQ(baseline(kind, m, 8, GiB).protocol, Protocol::Simple) << name;
+  }
+}
+
+TEST_F(Baseline, SkippingHopelessProtocolsChangesNothing) {
+  // The baseline does not simulate a protocol whose bound cannot beat the
+  // best time so far; simulating all three must pick the same time.
+  topo::Machine m = preset("v100x8");
+  for (int64_t bytes : {4 * KiB, 256 * KiB, 16 * MiB, 256 * MiB}) {
+    BaselineResult chosen = baseline(K::AllGather, m, 8, bytes);
+    double best = 1e300;
+    for (Protocol protocol : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+      OpBuilder b = builder();
+      int64_t piece = protocol == Protocol::LL ? 16 * KiB
+                      : protocol == Protocol::LL128 ? 256 * KiB
+                                                    : 512 * KiB;
+      int64_t chunks = std::max<int64_t>(1, (bytes / 8 / 8 + piece - 1) / piece);
+      auto ring = buildRingAllGather(
+          b, b.getUnknownLoc(), "ring", shapeOf(K::AllGather, 8, bytes), chunks, 8,
+          toScheduleRanks(ringOrders(m, firstRanks(8), 8), firstRanks(8)));
+      best = std::min(best, simulateUs(ring, m, {protocol, AlgorithmFamily::Ring}));
+      ring->erase();
+    }
+    EXPECT_DOUBLE_EQ(chosen.timeUs, best) << bytes;
+  }
+}
+
+TEST_F(Baseline, DirectAllToAllVerifies) {
+  OpBuilder b = builder();
+  int index = 0;
+  for (int64_t n : {1, 2, 3, 5, 8})
+    for (int64_t channels : {1, 2, 3, 16})
+      for (int64_t count : {n, 7 * n}) {
+        AllReduceShape shape{n, count, b.getF32Type(), ccl::ReductionKind::Sum,
+                             false, {}};
+        auto program = buildDirectAllToAll(b, b.getUnknownLoc(),
+                                           "a2a" + std::to_string(index++), shape,
+                                           channels);
+        int64_t peers = std::max<int64_t>(1, n - 1);
+        int64_t split = std::min(channels / peers, count / n);
+        EXPECT_EQ(program.getChannels(),
+                  split > 1 ? split * peers : std::min(channels, peers));
+      }
+  EXPECT_TRUE(succeeded(verify()));
+}
+
+TEST_F(Baseline, DirectAllToAllRunsPeersAtOnce) {
+  // On an NVSwitch every pair has its own path: sending to every peer at
+  // once comes within 2x of the GPU's cut (0.63 of it simulated), where
+  // pairwise exchange (one peer at a time, one channel) is capped by one
+  // channel's copy rate.
+  topo::Machine m = preset("a100x8");
+  OpBuilder b = builder();
+  AllReduceShape shape{8, 64 * MiB, b.getF32Type(), ccl::ReductionKind::Sum, false, {}};
+  double direct = simulateUs(buildDirectAllToAll(b, b.getUnknownLoc(), "direct", shape, 16), m);
+  double pairwise = simulateUs(buildPairwiseAllToAll(b, b.getUnknownLoc(), "pairwise", shape), m);
+  double bound = lowerBoundUs(K::AllToAll, firstRanks(8), 256 * MiB, m);
+  EXPECT_LT(direct, pairwise / 4);
+  EXPECT_GE(direct, bound);
+  EXPECT_LT(direct, 2 * bound);
+  // Each peer on two channels, as NCCL gives a peer several when it has
+  // more channels than peers.
+  auto program = buildDirectAllToAll(b, b.getUnknownLoc(), "direct2", shape, 16);
+  EXPECT_EQ(program.getChannels(), 14);
+}
+
+TEST_F(Baseline, PerRankChainsFoldTheirChannels) {
+  // A chain gives every rank its own task; its channels are alike, so the
+  // simulator runs one and counts it once per channel: same time.
+  topo::Machine m = preset("v100x8", 2);
+  OpBuilder b = builder();
+  AllReduceShape shape{16, 4 * MiB, b.getF32Type(), ccl::ReductionKind::Sum, false, {}};
+  for (bool reduce : {false, true}) {
+    auto chain = buildChainBroadcast(b, b.getUnknownLoc(), reduce ? "reduce" : "bcast",
+                                     shape, /*root=*/3, reduce, /*chunks=*/4,
+                                     /*channels=*/8);
+    EXPECT_EQ(channelClasses(chain).size(), 1u);
+    SimOptions folded, unfolded;
+    unfolded.foldSymmetricChannels = false;
+    // (Channels' pieces differ by at most an element.)
+    double once = simulateUs(chain, m, folded), all = simulateUs(chain, m, unfolded);
+    EXPECT_NEAR(once, all, 1e-6 * all);
+  }
+}
+
+TEST(Bounds, PcieSocketCut) {
+  // pcie4x8: GPUs 0-3 and 4-7 hang off two sockets joined by UPI, 10 GB/s
+  // per direction (Presets.cpp). Half of an all-gather's data must cross
+  // it each way (S/2 over 10 GB/s), more than a GPU's own PCIe Gen4 x16
+  // link needs (7/8 S over 24 GB/s); an all-reduce needs all of S each way.
+  // Latency: 3 rounds of the PCI LL hop (1.0 us, NCCL tuning.cc).
+  topo::Machine m = preset("pcie4x8");
+  std::vector<int> ranks = firstRanks(8);
+  EXPECT_NEAR(lowerBoundUs(K::AllGather, ranks, GiB, m), 3.0 + 0.5 * GiB / 10e3, 1e-6);
+  EXPECT_NEAR(lowerBoundUs(K::ReduceScatter, ranks, GiB, m), 3.0 + 0.5 * GiB / 10e3, 1e-6);
+  EXPECT_NEAR(lowerBoundUs(K::AllReduce, ranks, GiB, m), 3.0 + double(GiB) / 10e3, 1e-6);
+  EXPECT_NEAR(lowerBoundUs(K::Broadcast, ranks, GiB, m), 3.0 + double(GiB) / 10e3, 1e-6);
+  // All-to-all: 4 x 4 / 8 of S crosses each way.
+  EXPECT_NEAR(lowerBoundUs(K::AllToAll, ranks, GiB, m), 3.0 + 2.0 * GiB / 10e3, 1e-6);
+  // Within one socket only the GPUs' own links count.
+  EXPECT_NEAR(lowerBoundUs(K::AllGather, firstRanks(4), GiB, m),
+              2 * 1.0 + 3.0 / 4 * GiB / 24e3, 1e-6);
+}
+
+TEST(Bounds, NvSwitchCutsAreTheGpus) {
+  // On an NVSwitch no cut inside the node is narrower than a GPU's links.
+  topo::Machine m = preset("a100x8");
+  double B = m.injectionBandwidth(0) * 1e3;
+  std::vector<int> ranks = firstRanks(8);
+  EXPECT_NEAR(lowerBoundUs(K::AllGather, ranks, GiB, m), 3 * 0.6 + 7.0 / 8 * GiB / B, 1e-6);
+  EXPECT_NEAR(lowerBoundUs(K::AllToAll, ranks, GiB, m), 3 * 0.6 + 7.0 / 8 * GiB / B, 1e-6);
+  // A pair across the sockets: NVLink 240 plus a PCIe path through the
+  // sockets' xGMI link, 16 GB/s: the cut between the two is 256 GB/s.
+  EXPECT_NEAR(lowerBoundUs(K::SendRecv, {0, 5}, GiB, m), 0.6 + double(GiB) / 256e3, 1e-6);
+  EXPECT_NEAR(lowerBoundUs(K::SendRecv, {0, 1}, GiB, m), 0.6 + double(GiB) / B, 1e-6);
+}
+
+TEST_F(Baseline, NothingBeatsTheBoundOnAnyPreset) {
+  // NCCL's baseline of every collective, on every preset on 1 and 2 nodes,
+  // at a latency-bound and a bandwidth-bound size.
+  for (const std::string &name : presetNames())
+    for (int nodes : {1, 2}) {
+      topo::Machine m = preset(name, nodes);
+      int n = 8 * nodes;
+      for (K kind : {K::AllReduce, K::ReduceScatter, K::AllGather, K::Broadcast,
+                     K::Reduce, K::AllToAll})
+        for (int64_t bytes : {64 * KiB, 256 * MiB}) {
+          BaselineResult r = baseline(kind, m, n, bytes);
+          EXPECT_GE(r.timeUs, lowerBoundUs(kind, firstRanks(n), bytes, m))
+              << name << " x" << nodes << " " << ccl::stringifyCollectiveKind(kind).str()
+              << " " << bytes;
+        }
+    }
+}
+
+} // namespace

@@ -1,0 +1,325 @@
+//===- ProtocolExecutionTest.cpp - LL kernels run on the host backend -----===//
+//
+// Every collective lowered with `protocol = "ll"` (8-byte lines of data and
+// flag in the receiver's mailbox) goes through the pipeline, is emitted,
+// compiled for the CPU and run with one thread per rank and channel, over a
+// grid of worlds, counts (not multiples of anything) and element types of
+// 1, 2, 4 and 8 bytes. Each kernel runs twice on the same sync areas, so
+// the second launch reuses the mailbox slots of the first (flow control
+// through the receivers' consumed counters). Inputs are small integers:
+// every result is exact and compared element by element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compile.h"
+
+#include "dialect/Sched/StepWalker.h"
+#include "host/HostBackend.h"
+#include "passes/Algorithms.h"
+#include "topology/Simulator.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace {
+
+/// An element of a host buffer as a double (the inputs are small integers,
+/// exact in every type).
+double load(Type type, const void *base, int64_t i) {
+  if (type.isF64())
+    return static_cast<const double *>(base)[i];
+  if (type.isF32())
+    return static_cast<const float *>(base)[i];
+  if (type.isF16())
+    return cc_detail::f16_to_float(static_cast<const cc_f16 *>(base)[i]);
+  if (type.isBF16())
+    return cc_detail::bf16_to_float(static_cast<const cc_bf16 *>(base)[i]);
+  auto integer = cast<IntegerType>(type);
+  bool u = integer.isUnsigned();
+  switch (integer.getWidth()) {
+  case 8:
+    return u ? double(static_cast<const uint8_t *>(base)[i])
+             : double(static_cast<const int8_t *>(base)[i]);
+  case 32:
+    return u ? double(static_cast<const uint32_t *>(base)[i])
+             : double(static_cast<const int32_t *>(base)[i]);
+  default:
+    return u ? double(static_cast<const uint64_t *>(base)[i])
+             : double(static_cast<const int64_t *>(base)[i]);
+  }
+}
+
+void store(Type type, void *base, int64_t i, double v) {
+  if (type.isF64())
+    static_cast<double *>(base)[i] = v;
+  else if (type.isF32())
+    static_cast<float *>(base)[i] = float(v);
+  else if (type.isF16())
+    static_cast<cc_f16 *>(base)[i] = cc_detail::float_to_f16(float(v));
+  else if (type.isBF16())
+    static_cast<cc_bf16 *>(base)[i] = cc_detail::float_to_bf16(float(v));
+  else if (cast<IntegerType>(type).getWidth() == 8)
+    cast<IntegerType>(type).isUnsigned() ? (void)(static_cast<uint8_t *>(base)[i] = uint8_t(v))
+                                         : (void)(static_cast<int8_t *>(base)[i] = int8_t(v));
+  else if (cast<IntegerType>(type).getWidth() == 32)
+    cast<IntegerType>(type).isUnsigned() ? (void)(static_cast<uint32_t *>(base)[i] = uint32_t(v))
+                                         : (void)(static_cast<int32_t *>(base)[i] = int32_t(v));
+  else
+    cast<IntegerType>(type).isUnsigned() ? (void)(static_cast<uint64_t *>(base)[i] = uint64_t(v))
+                                         : (void)(static_cast<int64_t *>(base)[i] = int64_t(v));
+}
+
+int64_t bytesOf(Type type) { return (type.getIntOrFloatBitWidth() + 7) / 8; }
+
+/// Input element i of rank r in launch `launch`: small, non-negative for
+/// unsigned types, so that sums of up to 8 ranks fit in 8 bits.
+double inputValue(Type type, int rank, int64_t i, int launch) {
+  int64_t v = (i * 7 + rank * 13 + launch * 5) % 17;
+  return type.isUnsignedInteger() ? double(v) : double(v - 8);
+}
+
+const char *kTypes[] = {"i8", "ui8", "f16", "bf16", "i32", "f32", "f64", "i64", "ui64"};
+
+class ProtocolExecution : public ::testing::Test {
+protected:
+  void SetUp() override { ccopt::test::loadDialects(context); }
+
+  /// Lowers, verifies, emits and compiles `text`; runs every schedule
+  /// twice and expects each to be LL and to have 0 wrong elements.
+  void runAll(const std::string &text, const ccopt::PipelineOptions &options,
+              size_t expectPrograms);
+
+  MLIRContext context;
+};
+
+void ProtocolExecution::runAll(const std::string &text,
+                               const ccopt::PipelineOptions &options,
+                               size_t expectPrograms) {
+  ccopt::test::Compiled compiled = ccopt::test::compile(context, text, options);
+  ASSERT_TRUE(compiled.module) << compiled.error;
+  std::string error;
+  auto module = ccopt::rt::HostModule::compile(compiled.cuda, error);
+  ASSERT_TRUE(module) << error;
+  size_t ran = 0;
+  for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
+    ++ran;
+    std::string name = program.getSymName().str();
+    ASSERT_EQ(program.getProtocolKind(), sched::ProtocolKind::LL) << name;
+    auto box = sched::llMailbox(program, &error);
+    ASSERT_TRUE(succeeded(box)) << name << ": " << error;
+    auto kernel = module->kernel(ccopt::kernelName(program), error);
+    ASSERT_TRUE(kernel) << error;
+    int n = program.getRanks();
+    Type type = program.getElementType(), wire = program.getWireType();
+    int64_t in = program.getInputCount(), out = program.getOutputCount();
+    ccopt::rt::HostWorld world(n, program.getChannels(), in * bytesOf(type),
+                               out * bytesOf(type),
+                               program.getScratchCount() * bytesOf(wire),
+                               program.getInPlace(), box->bytes(program));
+    auto kind = program.getCollective();
+    int root = program.getRoot() ? int(*program.getRoot()) : 0;
+    ccl::ReductionKind redop =
+        program.getRedop() ? *program.getRedop() : ccl::ReductionKind::Sum;
+    for (int launch = 0; launch < 2; ++launch) {
+      for (int r = 0; r < n; ++r)
+        for (int64_t e = 0; e < in; ++e)
+          store(type, world.buffer(r, CC_BUF_INPUT), e, inputValue(type, r, e, launch));
+      // What rank r's element e of the input holds (before the launch).
+      auto x = [&](int r, int64_t e) { return inputValue(type, r, e, launch); };
+      auto reduced = [&](int64_t e) {
+        double acc = x(0, e);
+        for (int q = 1; q < n; ++q)
+          acc = redop == ccl::ReductionKind::Max   ? std::max(acc, x(q, e))
+                : redop == ccl::ReductionKind::Min ? std::min(acc, x(q, e))
+                                                   : acc + x(q, e);
+        return redop == ccl::ReductionKind::Avg ? acc / n : acc;
+      };
+      ASSERT_EQ(world.launch(kernel, std::chrono::seconds(60)), CC_OK)
+          << name << " launch " << launch;
+      int64_t wrong = 0;
+      for (int r = 0; r < n; ++r) {
+        if ((kind == ccl::CollectiveKind::Reduce && r != root) ||
+            (kind == ccl::CollectiveKind::SendRecv && r != 1))
+          continue; // undefined there
+        for (int64_t e = 0; e < out; ++e) {
+          double want = 0;
+          switch (kind) {
+          case ccl::CollectiveKind::AllReduce:
+          case ccl::CollectiveKind::Reduce:
+            want = reduced(e);
+            break;
+          case ccl::CollectiveKind::ReduceScatter:
+            want = reduced(r * out + e);
+            break;
+          case ccl::CollectiveKind::AllGather:
+            want = x(int(e / in), e % in);
+            break;
+          case ccl::CollectiveKind::Broadcast:
+            want = x(root, e);
+            break;
+          case ccl::CollectiveKind::AllToAll:
+            want = x(int(e / (out / n)), r * (out / n) + e % (out / n));
+            break;
+          case ccl::CollectiveKind::SendRecv:
+            want = x(0, e);
+            break;
+          case ccl::CollectiveKind::Barrier:
+            break;
+          }
+          // The reference rounded as the kernel stores it.
+          std::vector<char> cell(8);
+          store(type, cell.data(), 0, want);
+          wrong += load(type, world.buffer(r, CC_BUF_OUTPUT), e) !=
+                   load(type, cell.data(), 0);
+        }
+      }
+      EXPECT_EQ(wrong, 0) << name << " launch " << launch << " (" << n
+                          << " ranks, " << program.getChannels() << " channels, "
+                          << box->slots << " slots of " << box->lines << " lines)";
+    }
+  }
+  EXPECT_EQ(ran, expectPrograms);
+}
+
+std::string bufferType(int64_t count, llvm::StringRef type) {
+  return llvm::formatv("!ccl.buffer<{0}x{1}>", count, type).str();
+}
+
+// Every all-reduce algorithm, every element type, counts of 1, 7 and 1003,
+// sum / max / min, in place and not, pipelined in 2 chunks over 2 channels.
+TEST_F(ProtocolExecution, EveryAllReduceAlgorithmInLL) {
+  for (llvm::StringRef algorithm : ccopt::allReduceAlgorithms()) {
+    std::string text;
+    int index = 0;
+    const int worlds[] = {2, 3, 5, 8}, powers[] = {2, 4, 8};
+    for (auto [t, type] : llvm::enumerate(kTypes))
+      for (int64_t count : {1, 7, 1003}) {
+        int n = algorithm == "recursive_doubling" ? powers[(t + count) % 3]
+                                                  : worlds[(t + count) % 4];
+        const char *redop = (t + count) % 3 == 0 ? "sum" : (t + count) % 3 == 1 ? "max" : "min";
+        bool inPlace = (t + count) % 2 == 0;
+        std::string buf = bufferType(count, type);
+        text += llvm::formatv("ccl.program @ar{0} world({1}) {{\n"
+                              "  %a = ccl.buffer \"a\" : {2}\n"
+                              "  %b = ccl.buffer \"b\" : {2}\n"
+                              "  ccl.all_reduce {3} %a -> {4} {{algorithm = \"{5}\", "
+                              "protocol = \"ll\"} : {2} -> {2}\n}\n",
+                              index++, n, buf, redop, inPlace ? "%a" : "%b",
+                              algorithm);
+      }
+    SCOPED_TRACE(algorithm.str());
+    runAll(text, {"", "", 1, /*chunks=*/2, /*channels=*/2}, index);
+  }
+}
+
+// avg, and wire compression (f16 on the wire, prescaled avg over 8 ranks:
+// x / 8 is exact), on rings and trees.
+TEST_F(ProtocolExecution, AvgAndCompressedWireInLL) {
+  std::string text;
+  int index = 0;
+  for (const char *algorithm : {"ring", "tree", "oneshot"})
+    for (int64_t count : {5, 999})
+      for (const char *attrs : {"", "compress = f16, "})
+        for (const char *redop : {"avg", "sum"}) {
+          std::string buf = bufferType(count, "f32");
+          text += llvm::formatv("ccl.program @w{0} world(8) {{\n"
+                                "  %a = ccl.buffer \"a\" : {1}\n"
+                                "  ccl.all_reduce {2} %a -> %a {{algorithm = \"{3}\", "
+                                "{4}protocol = \"ll\"} : {1} -> {1}\n}\n",
+                                index++, buf, redop, algorithm, attrs);
+        }
+  runAll(text, {"", "", 1, /*chunks=*/3, /*channels=*/2}, index);
+}
+
+// Reduce-scatter and all-gather rings.
+TEST_F(ProtocolExecution, ReduceScatterAndAllGatherInLL) {
+  std::string text;
+  int index = 0;
+  for (auto [t, type] : llvm::enumerate(kTypes))
+    for (int n : {2, 3, 5, 8}) {
+      int64_t m = (t + n) % 3 == 0 ? 1 : (t + n) % 3 == 1 ? 7 : 333;
+      std::string big = bufferType(n * m, type), small = bufferType(m, type);
+      text += llvm::formatv(
+          "ccl.program @s{0} world({1}) {{\n"
+          "  %big = ccl.buffer \"big\" : {2}\n"
+          "  %small = ccl.buffer \"small\" : {3}\n"
+          "  ccl.reduce_scatter sum %big -> %small {{protocol = \"ll\"} : {2} -> {3}\n"
+          "  ccl.all_gather %small -> %big {{protocol = \"ll\"} : {3} -> {2}\n"
+          "}\n",
+          index++, n, big, small);
+    }
+  runAll(text, {"", "", 1, 2, 2}, 2 * index);
+}
+
+// Broadcast and reduce chains, pairwise all-to-all.
+TEST_F(ProtocolExecution, ChainsAndAllToAllInLL) {
+  std::string text;
+  int index = 0;
+  for (auto [t, type] : llvm::enumerate(kTypes))
+    for (int n : {2, 3, 5, 8}) {
+      int64_t m = (t + n) % 3 == 0 ? 1 : (t + n) % 3 == 1 ? 7 : 301;
+      int root = int(t + m) % n;
+      std::string buf = bufferType(n * m, type);
+      text += llvm::formatv(
+          "ccl.program @c{0} world({1}) {{\n"
+          "  %a = ccl.buffer \"a\" : {2}\n"
+          "  %b = ccl.buffer \"b\" : {2}\n"
+          "  ccl.broadcast %a -> %b root {3} {{protocol = \"ll\"} : {2} -> {2}\n"
+          "  ccl.reduce {4} %a -> %b root {3} {{protocol = \"ll\"} : {2} -> {2}\n"
+          "  ccl.all_to_all %a -> %b {{protocol = \"ll\"} : {2} -> {2}\n"
+          "  ccl.broadcast %a -> %a root {3} {{protocol = \"ll\"} : {2} -> {2}\n"
+          "}\n",
+          index++, n, buf, root, t % 2 ? "max" : "sum");
+    }
+  runAll(text, {"", "", 1, 3, 2}, 4 * index);
+}
+
+// Point to point, pieces pipelined through consecutive mailbox slots.
+TEST_F(ProtocolExecution, SendRecvInLL) {
+  std::string text;
+  int index = 0;
+  for (const char *type : {"i8", "f16", "f32", "ui64"})
+    for (int64_t count : {1, 7, 3001}) {
+      std::string buf = bufferType(count, type);
+      text += llvm::formatv("ccl.program @p{0} world(4) {{\n"
+                            "  %a = ccl.buffer \"a\" : {1}\n"
+                            "  %b = ccl.buffer \"b\" : {1}\n"
+                            "  ccl.recv %b from 3 to 1 : {1}\n"
+                            "  ccl.send %a from 3 to 1 {{protocol = \"ll\"} : {1}\n"
+                            "}\n",
+                            index++, buf);
+    }
+  runAll(text, {"", "", 1, 5, 0}, index);
+}
+
+// The simulator takes the protocol from the program unless told otherwise:
+// LL's lower latency wins for a small ring, its half bandwidth loses for a
+// large one.
+TEST_F(ProtocolExecution, SimulatorHonorsTheProgramsProtocol) {
+  auto machine = ccopt::topo::lookupPreset("a100x8");
+  ASSERT_TRUE(machine);
+  OpBuilder b(&context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
+  b.setInsertionPointToStart(module->getBody());
+  for (int64_t count : {int64_t(256), int64_t(64) << 20}) {
+    ccopt::AllReduceShape shape{8, count, b.getF32Type(), ccl::ReductionKind::Sum};
+    auto program = ccopt::buildRingAllReduce(b, b.getUnknownLoc(), "ring", shape, 1, 4);
+    auto simple = ccopt::topo::simulate(program, *machine);
+    program.setProtocol(sched::ProtocolKind::LL);
+    auto ll = ccopt::topo::simulate(program, *machine);
+    auto forced = ccopt::topo::simulate(program, *machine, {ccopt::topo::Protocol::Simple});
+    ASSERT_TRUE(simple && ll && forced);
+    EXPECT_EQ(forced->timeUs, simple->timeUs);
+    if (count == 256)
+      EXPECT_LT(ll->timeUs, simple->timeUs) << count;
+    else
+      EXPECT_GT(ll->timeUs, simple->timeUs) << count;
+  }
+}
+
+} // namespace
