@@ -13,6 +13,9 @@
 #include "mlir/IR/Builders.h"
 
 namespace ccopt {
+namespace topo {
+class Machine;
+} // namespace topo
 
 struct AllReduceShape {
   int64_t ranks;
@@ -88,6 +91,25 @@ mlir::sched::ProgramOp buildRecursiveDoublingAllReduce(mlir::OpBuilder &b,
                                                        llvm::StringRef name,
                                                        const AllReduceShape &shape,
                                                        int64_t channels);
+
+/// Hierarchical all-reduce over nodes of `perNode` ranks (node-major): a
+/// direct reduce-scatter inside each node, an all-reduce of each block
+/// between the nodes' GPUs of the same index (a ring over the nodes, or
+/// recursive doubling for a power-of-two number of nodes), a direct
+/// all-gather inside each node. Needs at least 2 nodes of 2 ranks.
+mlir::sched::ProgramOp buildHierarchicalAllReduce(mlir::OpBuilder &b,
+                                                  mlir::Location loc,
+                                                  llvm::StringRef name,
+                                                  const AllReduceShape &shape,
+                                                  int64_t perNode,
+                                                  bool ringBetweenNodes,
+                                                  int64_t channels);
+
+/// How many of `ranks` (world ranks, in schedule order) each node holds,
+/// when they come node by node in equal blocks of at least 2 on at least 2
+/// nodes (what the hierarchical all-reduce needs); std::nullopt otherwise.
+std::optional<int64_t> ranksPerNode(const topo::Machine &machine,
+                                    llvm::ArrayRef<int> ranks);
 
 /// Broadcast (or, with `reduce`, reduce) as a chain pipelined in chunks:
 /// from the root along `order` (schedule ranks; empty: 0, 1, ...), or

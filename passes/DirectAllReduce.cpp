@@ -96,8 +96,10 @@ void copyAlone(OpBuilder &b, Location loc, const ccopt::AllReduceShape &shape,
 } // namespace
 
 llvm::ArrayRef<llvm::StringRef> ccopt::allReduceAlgorithms() {
-  static const llvm::StringRef names[] = {"ring", "tree", "oneshot", "twoshot",
-                                          "recursive_doubling"};
+  static const llvm::StringRef names[] = {"ring",         "tree",
+                                          "oneshot",      "twoshot",
+                                          "recursive_doubling", "hierarchical",
+                                          "hierarchical_rd"};
   return names;
 }
 

@@ -194,6 +194,21 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
           << *n;
       return signalPassFailure();
     }
+    std::optional<int64_t> perNode;
+    if (isa<ccl::AllReduceOp>(op) && algo.starts_with("hierarchical")) {
+      perNode = machine ? ccopt::ranksPerNode(*machine, ranks) : std::nullopt;
+      if (!perNode) {
+        op->emitError(algo) << " needs a machine whose nodes each hold the same "
+                               "number (at least 2) of the ranks, node by node, "
+                               "on at least 2 nodes";
+        return signalPassFailure();
+      }
+      if (algo == "hierarchical_rd" && !llvm::isPowerOf2_64(*n / *perNode)) {
+        op->emitError("hierarchical_rd needs a power-of-two number of nodes, not ")
+            << *n / *perNode;
+        return signalPassFailure();
+      }
+    }
     ccopt::RingOrders orders;
     if (machine)
       orders = ccopt::toScheduleRanks(
@@ -213,6 +228,9 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
       insertAfter = ccopt::buildOneShotAllReduce(b, loc, name, shape, numChannels);
     else if (isa<ccl::AllReduceOp>(op) && algo == "twoshot")
       insertAfter = ccopt::buildTwoShotAllReduce(b, loc, name, shape, numChannels);
+    else if (perNode)
+      insertAfter = ccopt::buildHierarchicalAllReduce(
+          b, loc, name, shape, *perNode, algo == "hierarchical", numChannels);
     else if (isa<ccl::AllReduceOp>(op) && algo == "recursive_doubling")
       insertAfter = ccopt::buildRecursiveDoublingAllReduce(b, loc, name, shape,
                                                            numChannels);

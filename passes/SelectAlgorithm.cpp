@@ -77,6 +77,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       program = buildTwoShotAllReduce(b, loc, "candidate", shape, channels);
     else if (algorithm == "recursive_doubling")
       program = buildRecursiveDoublingAllReduce(b, loc, "candidate", shape, channels);
+    else if (algorithm.starts_with("hierarchical"))
+      program = buildHierarchicalAllReduce(b, loc, "candidate", shape,
+                                           *ranksPerNode(machine, ranks),
+                                           algorithm == "hierarchical", channels);
     else
       program = buildTreeAllReduce(
           b, b.getUnknownLoc(), "candidate", shape,
@@ -139,6 +143,12 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
            (*n < 2 || !llvm::isPowerOf2_64(*n) ||
             llvm::Log2_64(*n) * type.getSizeInBytes() > kDirectScratchBytes)))
         continue;
+      std::optional<int64_t> perNode = ranksPerNode(machine, ranks);
+      if (algorithm.starts_with("hierarchical") &&
+          (!perNode || (algorithm == "hierarchical_rd" &&
+                        !llvm::isPowerOf2_64(*n / *perNode)) ||
+           (*perNode + 1) * type.getSizeInBytes() > kDirectScratchBytes))
+        continue;
       // Only rings and trees pipeline in chunks.
       int64_t maxChunks = algorithm == "ring" || algorithm == "tree" ? 256 : 1;
       std::optional<Choice> bestHere;
@@ -150,6 +160,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           int64_t perThread = algorithm == "tree" ? 4
                               : algorithm == "recursive_doubling"
                                   ? 3 * llvm::Log2_64(*n)
+                              : perNode && algorithm.starts_with("hierarchical")
+                                  ? 4 * *perNode + 2 * *n / *perNode
                                   : 5 * *n; // ring 2n, one-shot 3n, two-shot 5n
           int64_t steps = *n * channels * chunks * perThread;
           if (steps > kStepBudget && (bestChunks || bestHere))

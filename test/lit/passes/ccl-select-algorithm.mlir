@@ -2,13 +2,13 @@
 // RUN: ccopt %s --topo a100x8 --nodes 2 | FileCheck %s --check-prefix=LOWERED
 // RUN: not ccopt %s --emit=mlir --ccl-select-algorithm 2>&1 | FileCheck %s --check-prefix=NO-MACHINE
 
-// A tiny all-reduce over two nodes is latency-bound: a direct algorithm
-// (few hops) in the LL protocol (no fence, no flag write: NCCL's lowest
+// A tiny all-reduce over two nodes is latency-bound: a direct or
+// node-aware algorithm (few hops) in the LL protocol (no fence, no flag write: NCCL's lowest
 // latencies) beats the tree's log-depth and the ring's 2(n-1) steps. The
 // runner-up is kept.
 // CHECK-LABEL: ccl.program @small
-// CHECK: ccl.all_reduce sum %{{.*}} {algorithm = "{{oneshot|twoshot|recursive_doubling}}", channels = {{[0-9]+}} : i64, chunks = 1 : i64, predicted_us = {{.*}}, protocol = "ll", runner_up = "{{oneshot|twoshot|recursive_doubling}}", runner_up_us = {{.*}}}
-// LOWERED: sched.program @small_all_reduce_0 attributes {algorithm = "{{oneshot|twoshot|recursive_doubling}}"
+// CHECK: ccl.all_reduce sum %{{.*}} {algorithm = "{{oneshot|twoshot|recursive_doubling|hierarchical|hierarchical_rd}}", channels = {{[0-9]+}} : i64, chunks = 1 : i64, predicted_us = {{.*}}, protocol = "ll", runner_up = "{{oneshot|twoshot|recursive_doubling|hierarchical|hierarchical_rd}}", runner_up_us = {{.*}}}
+// LOWERED: sched.program @small_all_reduce_0 attributes {algorithm = "{{oneshot|twoshot|recursive_doubling|hierarchical|hierarchical_rd}}"
 // LOWERED-SAME: protocol = #sched<protocol ll>
 ccl.program @small world(16) {
   %a = ccl.buffer "a" : !ccl.buffer<256xf32>

@@ -1,0 +1,202 @@
+//===- HierarchicalAllReduce.cpp - node-aware all-reduce ------------------===//
+//
+// Several nodes of G GPUs each, ranks node-major (rank r is GPU r mod G of
+// node r floordiv G). Three phases, each over the fastest links it can use:
+//  1. inside every node a direct reduce-scatter over NVLink: GPU l adds the
+//     node's copies of block l (in GPU order);
+//  2. between nodes, block l is all-reduced among the GPUs l of every node,
+//     which share NIC rail l: a ring over the nodes, or recursive doubling
+//     (a power-of-two number of nodes) where latency matters;
+//  3. inside every node a direct all-gather of the blocks.
+// Only 1/G of the buffer crosses each NIC, and the latency-bound part takes
+// M or log2(M) network hops instead of a flat ring's 2(n-1).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/ScheduleBuilding.h"
+#include "topology/Machine.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::sched;
+using namespace ccopt::detail;
+
+namespace {
+
+class HierarchicalBuilder {
+public:
+  HierarchicalBuilder(OpBuilder &b, Location loc, ProgramOp program, int64_t G,
+                      int64_t C, int64_t slots, int64_t subparts, int64_t channel)
+      : b(b), loc(loc), ctx(b.getContext()), n(program.getRanks()), G(G), M(n / G),
+        C(C), slots(slots), K(subparts), ch(channel),
+        finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()) {}
+
+  void build(bool ringBetweenNodes) {
+    intraReduceScatter();
+    if (ringBetweenNodes)
+      interRing();
+    else
+      interRecursiveDoubling();
+    intraAllGather();
+  }
+
+private:
+  AffineExpr rank() { return getAffineDimExpr(0, ctx); }
+  AffineExpr step() { return getAffineDimExpr(1, ctx); }
+  AffineExpr local() { return rank() % G; }
+  AffineExpr node() { return rank().floorDiv(G); }
+  /// The rank of GPU `gpu` (mod G) on this rank's node.
+  AffineExpr onNode(AffineExpr gpu) { return node() * G + gpu % G; }
+  AffineMapAttr peer(AffineExpr rank, unsigned dims) {
+    return AffineMapAttr::get(AffineMap::get(dims, 0, rank));
+  }
+
+  /// Block j (G blocks per channel) of the input or output.
+  PartAttr block(BufferKind kind, AffineExpr j, unsigned dims) {
+    return part(kind, j + ch * G, C * G, dims);
+  }
+  /// Block j in scratch slot s.
+  PartAttr slot(AffineExpr s, AffineExpr j, unsigned dims) {
+    return part(BufferKind::Scratch, s * (C * G) + ch * G + j, slots * C * G, dims);
+  }
+  /// Subpart k (K per block) of this rank's block, in the output or in
+  /// scratch slot G (the ring's staging area).
+  PartAttr sub(BufferKind kind, AffineExpr k, unsigned dims) {
+    AffineExpr index = (local() + ch * G) * K + k % K;
+    if (kind == BufferKind::Scratch)
+      return part(kind, index + G * C * G * K, slots * C * G * K, dims);
+    return part(kind, index, C * G * K, dims);
+  }
+  PartAttr part(BufferKind kind, AffineExpr index, int64_t parts, unsigned dims) {
+    return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, index), parts);
+  }
+
+  /// Sends src(t) to GPU l+t of the node at dst(t) for t in [1, G), then
+  /// receives from each of those GPUs.
+  template <typename Src, typename Dst> void exchangeInNode(Src src, Dst dst) {
+    buildLoop(b, loc, 1, G, [&] {
+      SendOp::create(b, loc, src(), peer(onNode(local() + step()), 2), dst());
+    });
+    buildLoop(b, loc, 1, G, [&] {
+      RecvOp::create(b, loc, peer(onNode(local() - step() + G), 2));
+    });
+  }
+
+  void intraReduceScatter() {
+    AffineExpr l = local(), j = local() + step();
+    CopyOp::create(b, loc, block(BufferKind::Input, l, 1), slot(l, l, 1));
+    exchangeInNode([&] { return block(BufferKind::Input, j % G, 2); },
+                   [&] { return slot(l, j % G, 2); });
+    // The node's sum of block l, adding the GPUs' copies in order.
+    auto out = [&](unsigned dims) { return block(BufferKind::Output, l, dims); };
+    ReduceOp::create(b, loc, slot(getAffineConstantExpr(0, ctx), l, 1),
+                     slot(getAffineConstantExpr(1, ctx), l, 1), out(1), UnitAttr());
+    buildLoop(b, loc, 2, G, [&] {
+      ReduceOp::create(b, loc, out(2), slot(step(), l, 2), out(2), UnitAttr());
+    });
+  }
+
+  void interRing() {
+    // A ring over the nodes on block l, in M subparts: reduce-scatter, then
+    // all-gather, as the flat ring does.
+    AffineMapAttr next = peer((rank() + G) % n, 1), prev = peer((rank() + n - G) % n, 1);
+    AffineMapAttr nextS = peer((rank() + G) % n, 2), prevS = peer((rank() + n - G) % n, 2);
+    AffineExpr m = node();
+    SendOp::create(b, loc, sub(BufferKind::Output, m, 1), next,
+                   sub(BufferKind::Scratch, m, 1));
+    buildLoop(b, loc, 1, M - 1, [&] {
+      AffineExpr j = m - step() + M;
+      RecvReduceSendOp::create(b, loc, prevS, sub(BufferKind::Scratch, j, 2),
+                               sub(BufferKind::Output, j, 2), PartAttr(), UnitAttr(),
+                               nextS, sub(BufferKind::Scratch, j, 2));
+    });
+    AffineExpr owned = m + 1;
+    RecvReduceSendOp::create(b, loc, prev, sub(BufferKind::Scratch, owned, 1),
+                             sub(BufferKind::Output, owned, 1),
+                             sub(BufferKind::Output, owned, 1),
+                             finalize ? b.getUnitAttr() : UnitAttr(), next,
+                             sub(BufferKind::Output, owned, 1));
+    buildLoop(b, loc, 1, M - 1, [&] {
+      AffineExpr j = m + 1 - step() + M;
+      RecvCopySendOp::create(b, loc, prevS, sub(BufferKind::Output, j, 2), nextS,
+                             sub(BufferKind::Output, j, 2));
+    });
+    RecvOp::create(b, loc, prev);
+  }
+
+  void interRecursiveDoubling() {
+    int64_t rounds = llvm::Log2_64(M);
+    auto out = block(BufferKind::Output, local(), 1);
+    for (int64_t k = 0; k < rounds; ++k) {
+      // The same GPU on node (node xor 2^k).
+      int64_t stride = G << k;
+      AffineExpr partner = rank() + stride - (rank().floorDiv(stride) % 2) * (2 * stride);
+      PartAttr in = slot(getAffineConstantExpr(G + k, ctx), local(), 1);
+      SendOp::create(b, loc, out, peer(partner, 1), in);
+      RecvOp::create(b, loc, peer(partner, 1));
+      ReduceOp::create(b, loc, out, in, out,
+                       k == rounds - 1 && finalize ? b.getUnitAttr() : UnitAttr());
+    }
+  }
+
+  void intraAllGather() {
+    exchangeInNode([&] { return block(BufferKind::Output, local(), 2); },
+                   [&] { return block(BufferKind::Output, local(), 2); });
+  }
+
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx;
+  int64_t n, G, M, C, slots, K, ch;
+  bool finalize;
+};
+
+} // namespace
+
+ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
+                                            StringRef name,
+                                            const AllReduceShape &shape,
+                                            int64_t perNode, bool ringBetweenNodes,
+                                            int64_t channels) {
+  int64_t n = shape.ranks, count = shape.count, G = perNode, M = n / G;
+  assert(G >= 2 && M >= 2 && n % G == 0 && "needs several nodes of several GPUs");
+  assert((ringBetweenNodes || llvm::isPowerOf2_64(M)) &&
+         "recursive doubling needs a power-of-two number of nodes");
+  int64_t K = ringBetweenNodes ? M : 1;
+  // Every subpart keeps an element.
+  int64_t C = std::clamp<int64_t>(count / (G * K), 1, channels);
+  // Slots 0..G-1: the node's copies of a block; then the ring's staging
+  // slot, or one slot per doubling round.
+  int64_t slots = G + (ringBetweenNodes ? 1 : llvm::Log2_64(M));
+  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
+                              /*hasRedop=*/true, count, count, slots * count,
+                              std::nullopt,
+                              ringBetweenNodes ? "hierarchical" : "hierarchical_rd",
+                              C, 1);
+  OpBuilder::InsertionGuard guard(b);
+  for (int64_t ch = 0; ch < C; ++ch) {
+    buildTask(b, loc, program, ch);
+    HierarchicalBuilder(b, loc, program, G, C, slots, K, ch).build(ringBetweenNodes);
+  }
+  return program;
+}
+
+std::optional<int64_t> ccopt::ranksPerNode(const topo::Machine &machine,
+                                           llvm::ArrayRef<int> ranks) {
+  int64_t n = ranks.size(), G = 0;
+  if (llvm::any_of(ranks, [&](int r) { return r < 0 || r >= machine.ranks(); }))
+    return std::nullopt;
+  while (G < n && machine.nodeOf(ranks[G]) == machine.nodeOf(ranks[0]))
+    ++G;
+  if (G < 2 || n % G || n / G < 2)
+    return std::nullopt;
+  llvm::SmallDenseSet<int> nodes;
+  for (int64_t i = 0; i < n; ++i) {
+    int node = machine.nodeOf(ranks[i]);
+    if (node != machine.nodeOf(ranks[i - i % G]) || (i % G == 0 && !nodes.insert(node).second))
+      return std::nullopt;
+  }
+  return G;
+}

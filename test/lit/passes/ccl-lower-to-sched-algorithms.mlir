@@ -1,0 +1,40 @@
+// The all_reduce algorithms besides the ring, chosen by hand
+// (--algorithm, or ccl-lower-to-sched{algorithm=...}); each schedule must
+// pass sched-verify.
+
+// RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=oneshot" --sched-verify | FileCheck %s --check-prefix=ONESHOT
+// RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=twoshot" --sched-verify | FileCheck %s --check-prefix=TWOSHOT
+// RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=recursive_doubling" --sched-verify | FileCheck %s --check-prefix=RD
+// RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical topo=a100x8 nodes=2" --sched-verify | FileCheck %s --check-prefix=HIER
+// RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical_rd topo=a100x8 nodes=2" --sched-verify | FileCheck %s --check-prefix=HIER-RD
+
+// One-shot: own slot, n-1 writes into the peers' slot r, n-1 receives, the
+// slots added in rank order (avg divides in the last addition).
+// ONESHOT: sched.program @p_all_reduce_0 attributes {algorithm = "oneshot"{{.*}}scratch_count = 16384
+// ONESHOT: sched.copy <input, (d0) -> (0), 1> -> <scratch, (d0) -> (d0), 16>
+// ONESHOT: sched.loop 1 to 16 {
+// ONESHOT-NEXT: sched.send <input, (d0, d1) -> (0), 1> to #{{.*}} at <scratch, (d0, d1) -> (d0), 16>
+// ONESHOT: sched.reduce <scratch, (d0) -> (0), 16>, <scratch, (d0) -> (1), 16> -> <output, (d0) -> (0), 1>
+// ONESHOT: sched.loop 2 to 15 {
+// ONESHOT: sched.reduce <output, (d0) -> (0), 1>, <scratch, (d0) -> (15), 16> -> <output, (d0) -> (0), 1> finalize
+
+// Two-shot: block j to rank j, added there, then written to every rank.
+// TWOSHOT: sched.program @p_all_reduce_0 attributes {algorithm = "twoshot"
+// TWOSHOT: sched.send <input, (d0, d1) -> ((d0 + d1) mod 16), 16> to #{{.*}} at <scratch, (d0, d1) -> (d0 * 16 + (d0 + d1) mod 16), 256>
+// TWOSHOT: sched.send <output, (d0, d1) -> (d0), 16> to #{{.*}} at <output, (d0, d1) -> (d0), 16>
+
+// Recursive doubling: log2(16) = 4 rounds with r xor 2^k.
+// RD: sched.program @p_all_reduce_0 attributes {algorithm = "recursive_doubling"{{.*}}scratch_count = 4096
+// RD-COUNT-4: sched.recv from
+// RD-NOT: sched.recv from
+
+// Hierarchical: inside the node, between the nodes' GPU l, inside again.
+// HIER: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical"
+// HIER: sched.recv_reduce_send
+// HIER: sched.recv_reduce_send {{.*}} store <output
+// HIER-RD: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical_rd"
+ccl.program @p world(16) {
+  %g = ccl.buffer "g" : !ccl.buffer<1024xf32>
+  %o = ccl.buffer "o" : !ccl.buffer<1024xf32>
+  ccl.all_reduce avg %g -> %o : !ccl.buffer<1024xf32> -> !ccl.buffer<1024xf32>
+}
