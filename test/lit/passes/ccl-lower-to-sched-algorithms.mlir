@@ -30,7 +30,6 @@
 
 // Hierarchical: inside the node, between the nodes' GPU l, inside again.
 // HIER: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical"
-// HIER: sched.recv_reduce_send
 // HIER: sched.recv_reduce_send {{.*}} store <output
 // HIER-RD: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical_rd"
 ccl.program @p world(16) {
