@@ -74,21 +74,25 @@ private:
   }
 
   /// Sends src(t) to GPU l+t of the node at dst(t) for t in [1, G), then
-  /// receives from each of those GPUs.
-  template <typename Src, typename Dst> void exchangeInNode(Src src, Dst dst) {
+  /// receives from GPU l-t what it wrote at landed(t).
+  template <typename Src, typename Dst, typename Landed>
+  void exchangeInNode(Src src, Dst dst, Landed landed) {
     buildLoop(b, loc, 1, G, [&] {
       SendOp::create(b, loc, src(), peer(onNode(local() + step()), 2), dst());
     });
     buildLoop(b, loc, 1, G, [&] {
-      RecvOp::create(b, loc, peer(onNode(local() - step() + G), 2));
+      RecvOp::create(b, loc, peer(onNode(local() - step() + G), 2), landed());
     });
   }
+  /// The local index of the GPU t before this one (t: the loop step).
+  AffineExpr before() { return (local() - step() + G) % G; }
 
   void intraReduceScatter() {
     AffineExpr l = local(), j = local() + step();
     CopyOp::create(b, loc, block(BufferKind::Input, l, 1), slot(l, l, 1));
     exchangeInNode([&] { return block(BufferKind::Input, j % G, 2); },
-                   [&] { return slot(l, j % G, 2); });
+                   [&] { return slot(l, j % G, 2); },
+                   [&] { return slot(before(), l, 2); });
     // The node's sum of block l, adding the GPUs' copies in order.
     auto out = [&](unsigned dims) { return block(BufferKind::Output, l, dims); };
     ReduceOp::create(b, loc, slot(getAffineConstantExpr(0, ctx), l, 1),
@@ -123,7 +127,8 @@ private:
       RecvCopySendOp::create(b, loc, prevS, sub(BufferKind::Output, j, 2), nextS,
                              sub(BufferKind::Output, j, 2));
     });
-    RecvOp::create(b, loc, prev);
+    // The last block of the all-gather (m + 2: the one prev completed last).
+    RecvOp::create(b, loc, prev, sub(BufferKind::Output, m + 2, 1));
   }
 
   void interRecursiveDoubling() {
@@ -135,7 +140,7 @@ private:
       AffineExpr partner = rank() + stride - (rank().floorDiv(stride) % 2) * (2 * stride);
       PartAttr in = slot(getAffineConstantExpr(G + k, ctx), local(), 1);
       SendOp::create(b, loc, out, peer(partner, 1), in);
-      RecvOp::create(b, loc, peer(partner, 1));
+      RecvOp::create(b, loc, peer(partner, 1), in);
       ReduceOp::create(b, loc, out, in, out,
                        k == rounds - 1 && finalize ? b.getUnitAttr() : UnitAttr());
     }
@@ -143,7 +148,8 @@ private:
 
   void intraAllGather() {
     exchangeInNode([&] { return block(BufferKind::Output, local(), 2); },
-                   [&] { return block(BufferKind::Output, local(), 2); });
+                   [&] { return block(BufferKind::Output, local(), 2); },
+                   [&] { return block(BufferKind::Output, before(), 2); });
   }
 
   OpBuilder &b;
