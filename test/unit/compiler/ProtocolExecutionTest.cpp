@@ -199,8 +199,11 @@ TEST_F(ProtocolExecution, EveryAllReduceAlgorithmInLL) {
     const int worlds[] = {2, 3, 5, 8}, powers[] = {2, 4, 8};
     for (auto [t, type] : llvm::enumerate(kTypes))
       for (int64_t count : {1, 7, 1003}) {
-        int n = algorithm == "recursive_doubling" ? powers[(t + count) % 3]
-                                                  : worlds[(t + count) % 4];
+        // The hierarchical ones run on two a100x8 nodes (16 ranks).
+        bool nodes = algorithm.starts_with("hierarchical");
+        int n = nodes ? 16
+                : algorithm == "recursive_doubling" ? powers[(t + count) % 3]
+                                                    : worlds[(t + count) % 4];
         const char *redop = (t + count) % 3 == 0 ? "sum" : (t + count) % 3 == 1 ? "max" : "min";
         bool inPlace = (t + count) % 2 == 0;
         std::string buf = bufferType(count, type);
@@ -213,7 +216,10 @@ TEST_F(ProtocolExecution, EveryAllReduceAlgorithmInLL) {
                               algorithm);
       }
     SCOPED_TRACE(algorithm.str());
-    runAll(text, {"", "", 1, /*chunks=*/2, /*channels=*/2}, index);
+    if (algorithm.starts_with("hierarchical"))
+      runAll(text, {"a100x8", "", 2, /*chunks=*/1, /*channels=*/2}, index);
+    else
+      runAll(text, {"", "", 1, /*chunks=*/2, /*channels=*/2}, index);
   }
 }
 
