@@ -72,25 +72,35 @@ public:
   bool finalize;
 };
 
-/// Channels that keep at least one element of every part.
-int64_t usableChannels(int64_t channels, int64_t count, int64_t partsPerChannel) {
-  return std::clamp<int64_t>(count / partsPerChannel, 1, channels);
-}
-
-/// The copy an all-reduce of one rank needs (none in place).
-void copyAlone(OpBuilder &b, Location loc, const ccopt::AllReduceShape &shape,
-               ProgramOp program, int64_t channels) {
-  for (int64_t ch = 0; ch < channels; ++ch) {
+/// The program of a direct all-reduce: `partsPerChannel` parts per channel
+/// (channels clamped so that each part keeps an element) and `scratchCopies`
+/// x count elements of scratch. With one rank it is complete: a copy, or
+/// nothing in place.
+ProgramOp buildDirectProgram(OpBuilder &b, Location loc, StringRef name,
+                             const ccopt::AllReduceShape &shape, StringRef algorithm,
+                             int64_t channels, int64_t partsPerChannel,
+                             int64_t scratchCopies) {
+  int64_t n = shape.ranks, count = shape.count;
+  int64_t C = std::clamp<int64_t>(count / partsPerChannel, 1, channels);
+  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
+                              /*hasRedop=*/true, count, count,
+                              n > 1 ? scratchCopies * count : 0, std::nullopt,
+                              algorithm, C, 1);
+  if (n > 1)
+    return program;
+  OpBuilder::InsertionGuard guard(b);
+  for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch);
     if (!shape.inPlace) {
       auto whole = [&](BufferKind kind) {
         return PartAttr::get(b.getContext(), kind,
                              AffineMap::get(1, 0, getAffineConstantExpr(ch, b.getContext())),
-                             channels);
+                             C);
       };
       CopyOp::create(b, loc, whole(BufferKind::Input), whole(BufferKind::Output));
     }
   }
+  return program;
 }
 
 } // namespace
@@ -105,17 +115,12 @@ llvm::ArrayRef<llvm::StringRef> ccopt::allReduceAlgorithms() {
 
 ProgramOp ccopt::buildOneShotAllReduce(OpBuilder &b, Location loc, StringRef name,
                                        const AllReduceShape &shape, int64_t channels) {
-  int64_t n = shape.ranks, count = shape.count;
-  int64_t C = usableChannels(channels, count, 1);
-  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
-                              /*hasRedop=*/true, count, count,
-                              /*scratch=*/n > 1 ? n * count : 0, std::nullopt,
-                              "oneshot", C, 1);
-  OpBuilder::InsertionGuard guard(b);
-  if (n == 1) {
-    copyAlone(b, loc, shape, program, C);
+  int64_t n = shape.ranks;
+  auto program = buildDirectProgram(b, loc, name, shape, "oneshot", channels, 1, n);
+  if (n == 1)
     return program;
-  }
+  int64_t C = program.getChannels();
+  OpBuilder::InsertionGuard guard(b);
   DirectBuilder d(b, loc, program);
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch);
@@ -137,17 +142,12 @@ ProgramOp ccopt::buildOneShotAllReduce(OpBuilder &b, Location loc, StringRef nam
 
 ProgramOp ccopt::buildTwoShotAllReduce(OpBuilder &b, Location loc, StringRef name,
                                        const AllReduceShape &shape, int64_t channels) {
-  int64_t n = shape.ranks, count = shape.count;
-  int64_t C = usableChannels(channels, count, n);
-  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
-                              /*hasRedop=*/true, count, count,
-                              /*scratch=*/n > 1 ? n * count : 0, std::nullopt,
-                              "twoshot", C, 1);
-  OpBuilder::InsertionGuard guard(b);
-  if (n == 1) {
-    copyAlone(b, loc, shape, program, C);
+  int64_t n = shape.ranks;
+  auto program = buildDirectProgram(b, loc, name, shape, "twoshot", channels, n, n);
+  if (n == 1)
     return program;
-  }
+  int64_t C = program.getChannels();
+  OpBuilder::InsertionGuard guard(b);
   DirectBuilder d(b, loc, program);
   int64_t parts = n * C;
   for (int64_t ch = 0; ch < C; ++ch) {
@@ -181,19 +181,15 @@ ProgramOp ccopt::buildRecursiveDoublingAllReduce(OpBuilder &b, Location loc,
                                                  StringRef name,
                                                  const AllReduceShape &shape,
                                                  int64_t channels) {
-  int64_t n = shape.ranks, count = shape.count;
+  int64_t n = shape.ranks;
   assert(llvm::isPowerOf2_64(n) && "recursive doubling needs a power-of-two world");
   int64_t rounds = llvm::Log2_64(n);
-  int64_t C = usableChannels(channels, count, 1);
-  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
-                              /*hasRedop=*/true, count, count,
-                              /*scratch=*/rounds * count, std::nullopt,
-                              "recursive_doubling", C, 1);
-  OpBuilder::InsertionGuard guard(b);
-  if (n == 1) {
-    copyAlone(b, loc, shape, program, C);
+  auto program = buildDirectProgram(b, loc, name, shape, "recursive_doubling",
+                                    channels, 1, rounds);
+  if (n == 1)
     return program;
-  }
+  int64_t C = program.getChannels();
+  OpBuilder::InsertionGuard guard(b);
   DirectBuilder d(b, loc, program);
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch);
