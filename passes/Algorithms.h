@@ -68,6 +68,12 @@ mlir::sched::ProgramOp buildRingAllGather(mlir::OpBuilder &b, mlir::Location loc
 /// Names of the all-reduce algorithms ccl-lower-to-sched builds.
 llvm::ArrayRef<llvm::StringRef> allReduceAlgorithms();
 
+/// Why `algorithm` cannot build an all-reduce among `ranks` (world ranks in
+/// schedule order) on `machine` (null: none), or "" when it can.
+std::string allReduceUnsupported(llvm::StringRef algorithm,
+                                 llvm::ArrayRef<int> ranks,
+                                 const topo::Machine *machine);
+
 /// One-shot all-reduce: every rank writes its input into every rank's
 /// scratch (n slots), then adds the slots in rank order. One hop; scratch
 /// of n x count elements. Over `channels` channels.

@@ -17,6 +17,7 @@
 
 #include "passes/ScheduleBuilding.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -111,6 +112,29 @@ llvm::ArrayRef<llvm::StringRef> ccopt::allReduceAlgorithms() {
                                           "recursive_doubling", "hierarchical",
                                           "hierarchical_rd"};
   return names;
+}
+
+std::string ccopt::allReduceUnsupported(StringRef algorithm, ArrayRef<int> ranks,
+                                        const topo::Machine *machine) {
+  int64_t n = ranks.size();
+  if (!llvm::is_contained(allReduceAlgorithms(), algorithm))
+    return ("unknown all_reduce algorithm '" + algorithm + "' (expected one of: " +
+            llvm::join(allReduceAlgorithms(), ", ") + ")")
+        .str();
+  if (algorithm == "recursive_doubling" && !llvm::isPowerOf2_64(n))
+    return "recursive_doubling needs a power-of-two number of ranks, not " +
+           std::to_string(n);
+  if (!algorithm.starts_with("hierarchical"))
+    return "";
+  std::optional<int64_t> perNode = machine ? ranksPerNode(*machine, ranks) : std::nullopt;
+  if (!perNode)
+    return (algorithm + " needs a machine whose nodes each hold the same number "
+                        "(at least 2) of the ranks, node by node, on at least 2 nodes")
+        .str();
+  if (algorithm == "hierarchical_rd" && !llvm::isPowerOf2_64(n / *perNode))
+    return "hierarchical_rd needs a power-of-two number of nodes, not " +
+           std::to_string(n / *perNode);
+  return "";
 }
 
 ProgramOp ccopt::buildOneShotAllReduce(OpBuilder &b, Location loc, StringRef name,

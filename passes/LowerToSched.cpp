@@ -181,33 +181,16 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     if (auto attr = op->getAttrOfType<IntegerAttr>("chunks"))
       numChunks = attr.getInt();
     StringRef algo = chosen ? chosen.getValue() : "ring";
-    if (isa<ccl::AllReduceOp>(op) &&
-        !llvm::is_contained(ccopt::allReduceAlgorithms(), algo)) {
-      op->emitError("unknown all_reduce algorithm '")
-          << algo << "' (expected one of: "
-          << llvm::join(ccopt::allReduceAlgorithms(), ", ") << ")";
-      return signalPassFailure();
-    }
-    if (isa<ccl::AllReduceOp>(op) && algo == "recursive_doubling" &&
-        !llvm::isPowerOf2_64(*n)) {
-      op->emitError("recursive_doubling needs a power-of-two number of ranks, not ")
-          << *n;
-      return signalPassFailure();
-    }
     std::optional<int64_t> perNode;
-    if (isa<ccl::AllReduceOp>(op) && algo.starts_with("hierarchical")) {
-      perNode = machine ? ccopt::ranksPerNode(*machine, ranks) : std::nullopt;
-      if (!perNode) {
-        op->emitError(algo) << " needs a machine whose nodes each hold the same "
-                               "number (at least 2) of the ranks, node by node, "
-                               "on at least 2 nodes";
+    if (isa<ccl::AllReduceOp>(op)) {
+      std::string unsupported = ccopt::allReduceUnsupported(
+          algo, ranks, machine ? &*machine : nullptr);
+      if (!unsupported.empty()) {
+        op->emitError(unsupported);
         return signalPassFailure();
       }
-      if (algo == "hierarchical_rd" && !llvm::isPowerOf2_64(*n / *perNode)) {
-        op->emitError("hierarchical_rd needs a power-of-two number of nodes, not ")
-            << *n / *perNode;
-        return signalPassFailure();
-      }
+      if (algo.starts_with("hierarchical"))
+        perNode = ccopt::ranksPerNode(*machine, ranks);
     }
     ccopt::RingOrders orders;
     if (machine)

@@ -132,22 +132,23 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     // the chunks while that helps.
     std::vector<Choice> best;
     int64_t maxChannels = 2 * ncclChannels(machine);
-    int64_t scratchBytes = *n * type.getSizeInBytes();
+    std::optional<int64_t> perNode = ranksPerNode(machine, ranks);
     for (StringRef algorithm : allReduceAlgorithms()) {
       if (algorithm == "tree" && *n < 3)
         continue; // a tree of two is the ring
-      bool direct = algorithm == "oneshot" || algorithm == "twoshot";
-      if ((direct && (*n < 2 || *n > kDirectMaxRanks ||
-                      scratchBytes > kDirectScratchBytes)) ||
-          (algorithm == "recursive_doubling" &&
-           (*n < 2 || !llvm::isPowerOf2_64(*n) ||
-            llvm::Log2_64(*n) * type.getSizeInBytes() > kDirectScratchBytes)))
+      if (!allReduceUnsupported(algorithm, ranks, &machine).empty())
         continue;
-      std::optional<int64_t> perNode = ranksPerNode(machine, ranks);
-      if (algorithm.starts_with("hierarchical") &&
-          (!perNode || (algorithm == "hierarchical_rd" &&
-                        !llvm::isPowerOf2_64(*n / *perNode)) ||
-           (*perNode + 1) * type.getSizeInBytes() > kDirectScratchBytes))
+      // Scratch of the direct, doubling and hierarchical algorithms, in
+      // copies of the buffer; they win on latency, for small buffers.
+      bool direct = algorithm == "oneshot" || algorithm == "twoshot";
+      int64_t copies = direct                              ? *n
+                       : algorithm == "recursive_doubling" ? llvm::Log2_64(*n)
+                       : algorithm.starts_with("hierarchical") ? *perNode + 1
+                                                               : 0;
+      if (*n < 2 && algorithm != "ring")
+        continue;
+      if ((direct && *n > kDirectMaxRanks) ||
+          copies * type.getSizeInBytes() > kDirectScratchBytes)
         continue;
       // Only rings and trees pipeline in chunks.
       int64_t maxChunks = algorithm == "ring" || algorithm == "tree" ? 256 : 1;
