@@ -65,15 +65,6 @@ mlir::sched::ProgramOp buildRingAllGather(mlir::OpBuilder &b, mlir::Location loc
                                           int64_t chunks, int64_t channels,
                                           const RingOrders &orders = {});
 
-/// Names of the all-reduce algorithms ccl-lower-to-sched builds.
-llvm::ArrayRef<llvm::StringRef> allReduceAlgorithms();
-
-/// Why `algorithm` cannot build an all-reduce among `ranks` (world ranks in
-/// schedule order) on `machine` (null: none), or "" when it can.
-std::string allReduceUnsupported(llvm::StringRef algorithm,
-                                 llvm::ArrayRef<int> ranks,
-                                 const topo::Machine *machine);
-
 /// One-shot all-reduce: every rank writes its input into every rank's
 /// scratch (n slots), then adds the slots in rank order. One hop; scratch
 /// of n x count elements. Over `channels` channels.
@@ -135,6 +126,31 @@ mlir::sched::ProgramOp buildChainBroadcast(mlir::OpBuilder &b, mlir::Location lo
                                            int64_t root, bool reduce,
                                            int64_t chunks, int64_t channels,
                                            const RingOrders &orders);
+
+/// Direct reduce-scatter: rank r writes block j into slot r of rank j's
+/// scratch (n x count elements); rank j adds its slots in rank order. One
+/// hop. `shape.count` is the block per rank.
+mlir::sched::ProgramOp buildDirectReduceScatter(mlir::OpBuilder &b,
+                                                mlir::Location loc,
+                                                llvm::StringRef name,
+                                                const AllReduceShape &shape,
+                                                int64_t channels);
+
+/// Direct all-gather: rank r writes its block into block r of every rank's
+/// output. One hop, no scratch.
+mlir::sched::ProgramOp buildDirectAllGather(mlir::OpBuilder &b, mlir::Location loc,
+                                            llvm::StringRef name,
+                                            const AllReduceShape &shape,
+                                            int64_t channels);
+
+/// Direct broadcast (the root writes into every output) or, with `reduce`,
+/// direct reduce (every rank writes into its slot of the root's scratch,
+/// n x count elements; the root adds them in rank order). One hop.
+mlir::sched::ProgramOp buildDirectBroadcast(mlir::OpBuilder &b, mlir::Location loc,
+                                            llvm::StringRef name,
+                                            const AllReduceShape &shape,
+                                            int64_t root, bool reduce,
+                                            int64_t channels);
 
 /// All-to-all by pairwise exchange: n-1 steps, at step s rank r writes its
 /// block r+s into rank r+s's block r. `shape.count` is the whole buffer.

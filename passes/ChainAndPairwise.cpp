@@ -133,10 +133,13 @@ ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
 ProgramOp ccopt::buildPairwiseAllToAll(OpBuilder &b, Location loc, StringRef name,
                                        const AllReduceShape &shape) {
   int64_t n = shape.ranks;
+  // In place, a peer's block r must not land on the block r this rank has
+  // yet to send: blocks land in scratch, copied out after every send.
+  bool staged = shape.inPlace && n > 1;
   auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllToAll, shape,
                               /*hasRedop=*/false, shape.count, shape.count,
-                              /*scratch=*/0, std::nullopt, "pairwise",
-                              /*channels=*/1, /*chunks=*/1);
+                              /*scratch=*/staged ? shape.count : 0, std::nullopt,
+                              "pairwise", /*channels=*/1, /*chunks=*/1);
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
   buildTask(b, loc, program, /*channel=*/0);
@@ -144,19 +147,23 @@ ProgramOp ccopt::buildPairwiseAllToAll(OpBuilder &b, Location loc, StringRef nam
   auto block = [&](BufferKind kind, AffineExpr j, unsigned dims) {
     return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, j % n), n);
   };
+  BufferKind landing = staged ? BufferKind::Scratch : BufferKind::Output;
   // Own block: input block r -> output block r.
-  CopyOp::create(b, loc, block(BufferKind::Input, r, 1), block(BufferKind::Output, r, 1));
-  if (n == 1)
-    return program;
-  auto loop = LoopOp::create(b, loc, 1, n);
-  loop.getBody().emplaceBlock();
-  b.setInsertionPointToStart(&loop.getBody().front());
+  if (!shape.inPlace)
+    CopyOp::create(b, loc, block(BufferKind::Input, r, 1), block(BufferKind::Output, r, 1));
   // Step s: block r+s goes to rank r+s, landing in its block r.
-  SendOp::create(b, loc, block(BufferKind::Input, r + s, 2),
-                 AffineMapAttr::get(AffineMap::get(2, 0, (r + s) % n)),
-                 block(BufferKind::Output, r, 2));
-  RecvOp::create(b, loc, AffineMapAttr::get(AffineMap::get(2, 0, (r - s + n) % n)),
-                 block(BufferKind::Output, r - s + n, 2));
+  buildLoop(b, loc, 1, n, [&] {
+    SendOp::create(b, loc, block(BufferKind::Input, r + s, 2),
+                   AffineMapAttr::get(AffineMap::get(2, 0, (r + s) % n)),
+                   block(landing, r, 2));
+    RecvOp::create(b, loc, AffineMapAttr::get(AffineMap::get(2, 0, (r - s + n) % n)),
+                   block(landing, r - s + n, 2));
+  });
+  if (staged)
+    buildLoop(b, loc, 1, n, [&] {
+      CopyOp::create(b, loc, block(BufferKind::Scratch, r + s, 2),
+                     block(BufferKind::Output, r + s, 2));
+    });
   return program;
 }
 

@@ -26,53 +26,6 @@ using namespace ccopt::detail;
 
 namespace {
 
-class DirectBuilder {
-public:
-  DirectBuilder(OpBuilder &b, Location loc, ProgramOp program)
-      : b(b), loc(loc), ctx(b.getContext()), n(program.getRanks()),
-        finalize(program.getRedop() == ccl::ReductionKind::Avg &&
-                 !program.getPrescale()) {}
-
-  /// Part `index` of `parts` of `kind`, over `numDims` dimensions.
-  PartAttr part(BufferKind kind, AffineExpr index, int64_t parts, unsigned numDims) {
-    return PartAttr::get(ctx, kind, AffineMap::get(numDims, 0, index), parts);
-  }
-  AffineExpr rank() { return getAffineDimExpr(0, ctx); }
-  AffineExpr step() { return getAffineDimExpr(1, ctx); }
-  AffineExpr constant(int64_t v) { return getAffineConstantExpr(v, ctx); }
-
-  /// Sends `src(d0, s)` to rank d0+s at `dst(d0, s)` for s in [1, n), then
-  /// receives from each of those ranks, at `landed(d0, s)` (what rank d0-s
-  /// wrote).
-  template <typename Src, typename Dst, typename Landed>
-  void exchangeWithAll(Src src, Dst dst, Landed landed) {
-    AffineMapAttr to = ringPeer(rank() + step(), n, 2);
-    AffineMapAttr from = ringPeer(rank() - step() + n, n, 2);
-    buildLoop(b, loc, 1, n, [&] { SendOp::create(b, loc, src(), to, dst()); });
-    buildLoop(b, loc, 1, n, [&] { RecvOp::create(b, loc, from, landed()); });
-  }
-
-  /// dst = slot(0) + slot(1) + ... + slot(n-1), in that order; slot(e) is
-  /// a part at slot expression e (over (d0, s) inside the loop).
-  template <typename Slot> void addSlots(Slot slot, PartAttr dst, PartAttr dstInLoop) {
-    auto reduce = [&](PartAttr lhs, PartAttr rhs, PartAttr to, bool last) {
-      ReduceOp::create(b, loc, lhs, rhs, to,
-                       last && finalize ? b.getUnitAttr() : UnitAttr());
-    };
-    reduce(slot(constant(0), 1), slot(constant(1), 1), dst, n == 2);
-    buildLoop(b, loc, 2, n - 1,
-              [&] { reduce(dstInLoop, slot(step(), 2), dstInLoop, false); });
-    if (n > 2)
-      reduce(dst, slot(constant(n - 1), 1), dst, true);
-  }
-
-  OpBuilder &b;
-  Location loc;
-  MLIRContext *ctx;
-  int64_t n;
-  bool finalize;
-};
-
 /// The program of a direct all-reduce: `partsPerChannel` parts per channel
 /// (channels clamped so that each part keeps an element) and `scratchCopies`
 /// x count elements of scratch. With one rank it is complete: a copy, or
@@ -105,37 +58,6 @@ ProgramOp buildDirectProgram(OpBuilder &b, Location loc, StringRef name,
 }
 
 } // namespace
-
-llvm::ArrayRef<llvm::StringRef> ccopt::allReduceAlgorithms() {
-  static const llvm::StringRef names[] = {"ring",         "tree",
-                                          "oneshot",      "twoshot",
-                                          "recursive_doubling", "hierarchical",
-                                          "hierarchical_rd"};
-  return names;
-}
-
-std::string ccopt::allReduceUnsupported(StringRef algorithm, ArrayRef<int> ranks,
-                                        const topo::Machine *machine) {
-  int64_t n = ranks.size();
-  if (!llvm::is_contained(allReduceAlgorithms(), algorithm))
-    return ("unknown all_reduce algorithm '" + algorithm + "' (expected one of: " +
-            llvm::join(allReduceAlgorithms(), ", ") + ")")
-        .str();
-  if (algorithm == "recursive_doubling" && !llvm::isPowerOf2_64(n))
-    return "recursive_doubling needs a power-of-two number of ranks, not " +
-           std::to_string(n);
-  if (!algorithm.starts_with("hierarchical"))
-    return "";
-  std::optional<int64_t> perNode = machine ? ranksPerNode(*machine, ranks) : std::nullopt;
-  if (!perNode)
-    return (algorithm + " needs a machine whose nodes each hold the same number "
-                        "(at least 2) of the ranks, node by node, on at least 2 nodes")
-        .str();
-  if (algorithm == "hierarchical_rd" && !llvm::isPowerOf2_64(n / *perNode))
-    return "hierarchical_rd needs a power-of-two number of nodes, not " +
-           std::to_string(n / *perNode);
-  return "";
-}
 
 ProgramOp ccopt::buildOneShotAllReduce(OpBuilder &b, Location loc, StringRef name,
                                        const AllReduceShape &shape, int64_t channels) {

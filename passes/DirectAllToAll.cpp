@@ -23,15 +23,23 @@ ProgramOp ccopt::buildDirectAllToAll(OpBuilder &b, Location loc, StringRef name,
                                      int64_t channels) {
   int64_t n = shape.ranks;
   int64_t peers = std::max<int64_t>(1, n - 1);
+  // In place, a peer's block r must not land on the block r this rank has
+  // yet to send: blocks land in scratch and are copied out after every
+  // send of the channel, and each channel takes a piece of every block
+  // (so no other channel still reads what it copies over).
+  bool staged = shape.inPlace && n > 1;
+  int64_t maxSplit = std::max<int64_t>(1, shape.count / n);
   // More channels than peers: each peer's block in `split` pieces, piece p
   // of peer s on channel p * peers + s - 1 (every channel one transfer).
-  int64_t split = std::clamp<int64_t>(
-      channels / peers, 1, std::max<int64_t>(1, shape.count / n));
-  int64_t numChannels = split > 1 ? split * peers : std::clamp<int64_t>(channels, 1, peers);
+  int64_t split = staged ? std::clamp<int64_t>(channels, 1, maxSplit)
+                         : std::clamp<int64_t>(channels / peers, 1, maxSplit);
+  int64_t numChannels = staged      ? split
+                        : split > 1 ? split * peers
+                                    : std::clamp<int64_t>(channels, 1, peers);
   auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllToAll, shape,
                               /*hasRedop=*/false, shape.count, shape.count,
-                              /*scratch=*/0, std::nullopt, "direct", numChannels,
-                              /*chunks=*/1);
+                              /*scratch=*/staged ? shape.count : 0, std::nullopt,
+                              "direct", numChannels, /*chunks=*/1);
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
   AffineExpr r = getAffineDimExpr(0, ctx), k = getAffineDimExpr(1, ctx);
@@ -40,12 +48,13 @@ ProgramOp ccopt::buildDirectAllToAll(OpBuilder &b, Location loc, StringRef name,
     return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, j % n * split + piece),
                          n * split);
   };
+  BufferKind landing = staged ? BufferKind::Scratch : BufferKind::Output;
   for (int64_t channel = 0; channel < numChannels; ++channel) {
     buildTask(b, loc, program, channel);
-    int64_t piece = split > 1 ? channel / peers : 0;
-    int64_t lane = split > 1 ? channel % peers : channel;
-    int64_t lanes = split > 1 ? peers : numChannels;
-    if (lane == 0)
+    int64_t piece = staged ? channel : split > 1 ? channel / peers : 0;
+    int64_t lane = staged ? 0 : split > 1 ? channel % peers : channel;
+    int64_t lanes = staged ? 1 : split > 1 ? peers : numChannels;
+    if (lane == 0 && !shape.inPlace)
       CopyOp::create(b, loc, block(BufferKind::Input, r, piece, 1),
                      block(BufferKind::Output, r, piece, 1));
     // Distances s = k * lanes + lane + 1 < n.
@@ -54,10 +63,16 @@ ProgramOp ccopt::buildDirectAllToAll(OpBuilder &b, Location loc, StringRef name,
       AffineExpr s = k * lanes + (lane + 1);
       SendOp::create(b, loc, block(BufferKind::Input, r + s, piece, 2),
                      AffineMapAttr::get(AffineMap::get(2, 0, (r + s) % n)),
-                     block(BufferKind::Output, r, piece, 2));
-      RecvOp::create(b, loc,
-                     AffineMapAttr::get(AffineMap::get(2, 0, (r - s + n) % n)));
+                     block(landing, r, piece, 2));
+      // Rank r-s wrote its block r into block r-s here.
+      RecvOp::create(b, loc, AffineMapAttr::get(AffineMap::get(2, 0, (r - s + n) % n)),
+                     block(landing, r - s + n, piece, 2));
     });
+    if (staged)
+      buildLoop(b, loc, 1, n, [&] {
+        CopyOp::create(b, loc, block(BufferKind::Scratch, r + k, piece, 2),
+                       block(BufferKind::Output, r + k, piece, 2));
+      });
   }
   return program;
 }

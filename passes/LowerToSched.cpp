@@ -1,12 +1,12 @@
 //===- LowerToSched.cpp - ccl-lower-to-sched ------------------------------===//
 //
 // Each collective becomes a sched.program next to its ccl.program, named on
-// the collective. all_reduce lowers to a ring (Algorithms.h).
+// the collective, built by the algorithm chosen for it (Collectives.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
-#include "passes/Algorithms.h"
+#include "passes/Collectives.h"
 #include "passes/NcclBaseline.h"
 #include "topology/Rings.h"
 
@@ -129,41 +129,14 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
   /// Lowers one collective (input -> output among the participants) with
   /// the algorithm chosen for it, or the default one for its kind.
   void lower(ccl::ProgramOp program, Operation *op, int index) {
-    auto group = op->getAttrOfType<FlatSymbolRefAttr>("group");
-    auto n = ccl::participantCount(op, group);
-    if (!n) {
-      op->emitError("the number of ranks is unknown: run ccl-assign-world first");
+    auto collective = ccopt::describeCollective(op);
+    if (failed(collective))
       return signalPassFailure();
-    }
-    auto input = cast<ccl::BufferType>(op->getOperand(0).getType());
-    auto output = cast<ccl::BufferType>(op->getOperand(1).getType());
-    // Rings and chains move the larger buffer, in n blocks for the halves.
-    auto whole = input.getCount() >= output.getCount() ? input : output;
-    ccl::ReductionKind redop = ccl::ReductionKind::Sum;
-    if (auto kind = op->getAttrOfType<ccl::ReductionKindAttr>("op"))
-      redop = kind.getValue();
-    bool blocks = isa<ccl::ReduceScatterOp, ccl::AllGatherOp>(op);
-    ccopt::AllReduceShape shape{*n,
-                                blocks ? whole.getCount() / *n : whole.getCount(),
-                                whole.getElementType(), redop,
-                                op->getOperand(0) == op->getOperand(1), {}};
-    // World ranks of the participants; schedule rank i runs on ranks[i].
-    std::vector<int> ranks;
-    if (group)
-      llvm::append_range(ranks, cast<ccl::GroupOp>(
-                                    SymbolTable::lookupSymbolIn(program, group))
-                                    .getRanks());
-    else
-      for (int r = 0; r < *n; ++r)
-        ranks.push_back(r);
-    if (!llvm::equal(ranks, llvm::seq<int>(0, *n)))
-      llvm::append_range(shape.rankMap, ranks);
-    if (auto compress = op->getAttrOfType<TypeAttr>("compress"))
-      shape.wire = compress.getValue();
+    int64_t n = collective->shape.ranks;
     // Automatic: NCCL's channel count on the machine, but no channel with
     // less than 64 KiB per ring part (more would only add steps); pieces of
     // ~512 KiB (NCCL's Simple step) so that the ring pipelines.
-    int64_t ringPartBytes = whole.getSizeInBytes() / *n;
+    int64_t ringPartBytes = collective->bytes / n;
     int64_t numChannels =
         channels ? channels
                  : std::clamp<int64_t>(ringPartBytes / (64 << 10), 1,
@@ -180,59 +153,22 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
       numChannels = attr.getInt();
     if (auto attr = op->getAttrOfType<IntegerAttr>("chunks"))
       numChunks = attr.getInt();
-    StringRef algo = chosen ? chosen.getValue() : "ring";
-    std::optional<int64_t> perNode;
-    if (isa<ccl::AllReduceOp>(op)) {
-      std::string unsupported = ccopt::allReduceUnsupported(
-          algo, ranks, machine ? &*machine : nullptr);
-      if (!unsupported.empty()) {
-        op->emitError(unsupported);
-        return signalPassFailure();
-      }
-      if (algo.starts_with("hierarchical"))
-        perNode = ccopt::ranksPerNode(*machine, ranks);
+    StringRef algo = chosen ? chosen.getValue()
+                            : ccopt::algorithmsFor(collective->kind).front();
+    const ccopt::topo::Machine *onMachine = machine ? &*machine : nullptr;
+    std::string unsupported = ccopt::algorithmUnsupported(
+        collective->kind, algo, collective->ranks, onMachine);
+    if (!unsupported.empty()) {
+      op->emitError(unsupported);
+      return signalPassFailure();
     }
-    ccopt::RingOrders orders;
-    if (machine)
-      orders = ccopt::toScheduleRanks(
-          ccopt::topo::ringOrders(*machine, ranks, numChannels), ranks);
     OpBuilder b(program->getContext());
     b.setInsertionPointAfter(insertAfter);
     std::string name = (program.getSymName() + "_" +
                         op->getName().stripDialect() + "_" + Twine(index))
                            .str();
-    Location loc = op->getLoc();
-    if (isa<ccl::AllReduceOp>(op) && algo == "tree")
-      insertAfter = ccopt::buildTreeAllReduce(
-          b, loc, name, shape,
-          ccopt::ncclTrees(*n, machine ? machine->gpusPerNode : *n),
-          numChunks, numChannels);
-    else if (isa<ccl::AllReduceOp>(op) && algo == "oneshot")
-      insertAfter = ccopt::buildOneShotAllReduce(b, loc, name, shape, numChannels);
-    else if (isa<ccl::AllReduceOp>(op) && algo == "twoshot")
-      insertAfter = ccopt::buildTwoShotAllReduce(b, loc, name, shape, numChannels);
-    else if (perNode)
-      insertAfter = ccopt::buildHierarchicalAllReduce(
-          b, loc, name, shape, *perNode, algo == "hierarchical", numChannels);
-    else if (isa<ccl::AllReduceOp>(op) && algo == "recursive_doubling")
-      insertAfter = ccopt::buildRecursiveDoublingAllReduce(b, loc, name, shape,
-                                                           numChannels);
-    else if (isa<ccl::AllReduceOp>(op))
-      insertAfter = ccopt::buildRingAllReduce(b, loc, name, shape, numChunks,
-                                              numChannels, orders);
-    else if (isa<ccl::ReduceScatterOp>(op))
-      insertAfter = ccopt::buildRingReduceScatter(b, loc, name, shape, numChunks,
-                                                  numChannels, orders);
-    else if (isa<ccl::AllGatherOp>(op))
-      insertAfter = ccopt::buildRingAllGather(b, loc, name, shape, numChunks,
-                                              numChannels, orders);
-    else if (isa<ccl::AllToAllOp>(op))
-      insertAfter = ccopt::buildPairwiseAllToAll(b, loc, name, shape);
-    else
-      insertAfter = ccopt::buildChainBroadcast(
-          b, loc, name, shape, op->getAttrOfType<IntegerAttr>("root").getInt(),
-          isa<ccl::ReduceOp>(op), numChunks, numChannels,
-          orders.empty() ? ArrayRef<int64_t>() : ArrayRef<int64_t>(orders.front()));
+    insertAfter = ccopt::buildCollective(b, op->getLoc(), name, *collective,
+                                         onMachine, algo, numChunks, numChannels);
     applyProtocol(op, insertAfter);
     op->setAttr("schedule", FlatSymbolRefAttr::get(b.getContext(), name));
   }

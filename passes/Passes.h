@@ -29,7 +29,7 @@ struct PipelineOptions {
   std::string compress;  ///< f16 | bf16: every f32 reduction on that wire
   double bucketCapMb = 0; ///< > 0: fuse small all_reduces up to this size
   std::string profile;   ///< compute profile: plan overlap with it
-  /// all_reduce algorithm (allReduceAlgorithms()); empty: chosen.
+  /// all_reduce algorithm (algorithmsFor); empty: chosen.
   std::string algorithm = "";
 };
 void buildDefaultPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);

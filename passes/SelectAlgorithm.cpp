@@ -1,10 +1,9 @@
 //===- SelectAlgorithm.cpp - ccl-select-algorithm -------------------------===//
 
-#include "passes/Algorithms.h"
+#include "passes/Collectives.h"
 #include "passes/NcclBaseline.h"
 #include "passes/Passes.h"
 #include "dialect/Sched/StepWalker.h"
-#include "topology/Rings.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
@@ -51,8 +50,13 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       return signalPassFailure();
     }
     machine = std::move(**loaded);
-    getOperation().walk([&](ccl::AllReduceOp op) {
-      if (!op->hasAttr("algorithm") && failed(select(op)))
+    getOperation().walk([&](Operation *op) {
+      if (!isa<ccl::AllReduceOp, ccl::ReduceScatterOp, ccl::AllGatherOp,
+               ccl::BroadcastOp, ccl::ReduceOp, ccl::AllToAllOp>(op) ||
+          op->hasAttr("algorithm"))
+        return;
+      auto collective = describeCollective(op);
+      if (failed(collective) || failed(select(op, *collective)))
         signalPassFailure();
     });
   }
@@ -60,37 +64,20 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   /// Simulates one candidate under Simple and, where its messages fit an
   /// LL mailbox, LL; the faster time and its protocol. +inf when it cannot
   /// run.
-  double timeOf(AllReduceShape &shape, ArrayRef<int> ranks, StringRef algorithm,
-                int64_t channels, int64_t chunks, std::string &protocol) {
+  double timeOf(const Collective &c, StringRef algorithm, int64_t channels,
+                int64_t chunks, std::string &protocol) {
     OpBuilder b(&getContext());
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(b.getUnknownLoc());
     b.setInsertionPointToStart(scratch->getBody());
-    sched::ProgramOp program;
-    Location loc = b.getUnknownLoc();
-    if (algorithm == "ring")
-      program = buildRingAllReduce(
-          b, loc, "candidate", shape, chunks, channels,
-          toScheduleRanks(topo::ringOrders(machine, ranks, channels), ranks));
-    else if (algorithm == "oneshot")
-      program = buildOneShotAllReduce(b, loc, "candidate", shape, channels);
-    else if (algorithm == "twoshot")
-      program = buildTwoShotAllReduce(b, loc, "candidate", shape, channels);
-    else if (algorithm == "recursive_doubling")
-      program = buildRecursiveDoublingAllReduce(b, loc, "candidate", shape, channels);
-    else if (algorithm.starts_with("hierarchical"))
-      program = buildHierarchicalAllReduce(b, loc, "candidate", shape,
-                                           *ranksPerNode(machine, ranks),
-                                           algorithm == "hierarchical", channels);
-    else
-      program = buildTreeAllReduce(
-          b, b.getUnknownLoc(), "candidate", shape,
-          ncclTrees(shape.ranks, machine.gpusPerNode), chunks, channels);
+    sched::ProgramOp program = buildCollective(b, b.getUnknownLoc(), "candidate",
+                                               c, &machine, algorithm, chunks, channels);
     double best = 1e300;
     for (auto kind : {sched::ProtocolKind::Simple, sched::ProtocolKind::LL}) {
       if (kind == sched::ProtocolKind::LL) {
         // Sizing the mailbox walks every rank's steps: only where that is
         // cheap (LL is for small worlds' and buffers' latency anyway).
-        if (shape.ranks * shape.ranks * channels * chunks * 5 > kStepBudget)
+        int64_t n = c.shape.ranks;
+        if (n * n * channels * chunks * 5 > kStepBudget)
           continue;
         auto box = sched::llMailbox(program);
         if (failed(box) || box->bytes(program) > kLLMailboxBytes)
@@ -110,65 +97,73 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     return best;
   }
 
-  LogicalResult select(ccl::AllReduceOp op) {
-    auto n = ccl::participantCount(op, op.getGroupAttr());
-    if (!n)
-      return op.emitError("the number of ranks is unknown: run ccl-assign-world first");
-    auto type = cast<ccl::BufferType>(op.getInput().getType());
-    std::vector<int> ranks;
-    if (FlatSymbolRefAttr group = op.getGroupAttr())
-      llvm::append_range(ranks, cast<ccl::GroupOp>(SymbolTable::lookupSymbolIn(
-                                                       op->getParentOp(), group))
-                                    .getRanks());
-    else
-      for (int r = 0; r < *n; ++r)
-        ranks.push_back(r);
-    AllReduceShape shape{*n, type.getCount(), type.getElementType(), op.getOp(),
-                         op.getInput() == op.getOutput(),
-                         SmallVector<int64_t>(ranks.begin(), ranks.end())};
-    if (TypeAttr compress = op.getCompressAttr())
-      shape.wire = compress.getValue();
+  /// Steps one rank takes per channel and chunk (simulation cost grows
+  /// with them).
+  static int64_t stepsPerRank(const Collective &c, StringRef algorithm,
+                              std::optional<int64_t> perNode) {
+    int64_t n = c.shape.ranks;
+    if (algorithm == "tree" || algorithm == "chain")
+      return 4;
+    if (algorithm == "recursive_doubling")
+      return 3 * llvm::Log2_64(n);
+    if (perNode && algorithm.starts_with("hierarchical"))
+      return 4 * *perNode + 2 * n / *perNode;
+    return 5 * n; // ring 2n, one-shot 3n, two-shot 5n, direct 3n
+  }
+
+  /// Scratch a candidate takes per rank, in bytes.
+  static int64_t scratchBytes(const Collective &c, StringRef algorithm,
+                              std::optional<int64_t> perNode) {
+    int64_t n = c.shape.ranks;
+    bool allReduce = c.kind == ccl::CollectiveKind::AllReduce;
+    if (algorithm == "oneshot" || algorithm == "twoshot" ||
+        (algorithm == "direct" && c.kind == ccl::CollectiveKind::Reduce))
+      return n * c.bytes;
+    if (algorithm == "direct" && c.kind == ccl::CollectiveKind::ReduceScatter)
+      return c.bytes;
+    if (allReduce && algorithm == "recursive_doubling")
+      return llvm::Log2_64(n) * c.bytes;
+    if (allReduce && perNode && algorithm.starts_with("hierarchical"))
+      return (*perNode + 1) * c.bytes;
+    return 0;
+  }
+
+  LogicalResult select(Operation *op, const Collective &c) {
+    int64_t n = c.shape.ranks;
     // Per algorithm: every power-of-two channel count, and for each, double
     // the chunks while that helps.
     std::vector<Choice> best;
     int64_t maxChannels = 2 * ncclChannels(machine);
-    std::optional<int64_t> perNode = ranksPerNode(machine, ranks);
-    for (StringRef algorithm : allReduceAlgorithms()) {
-      if (algorithm == "tree" && *n < 3)
+    std::optional<int64_t> perNode = ranksPerNode(machine, c.ranks);
+    ArrayRef<StringRef> algorithms = algorithmsFor(c.kind);
+    for (StringRef algorithm : algorithms) {
+      if (algorithm == "tree" && n < 3)
         continue; // a tree of two is the ring
-      if (!allReduceUnsupported(algorithm, ranks, &machine).empty())
+      if (n < 2 && algorithm != algorithms.front())
         continue;
-      // Scratch of the direct, doubling and hierarchical algorithms, in
-      // copies of the buffer; they win on latency, for small buffers.
-      bool direct = algorithm == "oneshot" || algorithm == "twoshot";
-      int64_t copies = direct                              ? *n
-                       : algorithm == "recursive_doubling" ? llvm::Log2_64(*n)
-                       : algorithm.starts_with("hierarchical") ? *perNode + 1
-                                                               : 0;
-      if (*n < 2 && algorithm != "ring")
+      if (!algorithmUnsupported(c.kind, algorithm, c.ranks, &machine).empty())
         continue;
-      if ((direct && *n > kDirectMaxRanks) ||
-          copies * type.getSizeInBytes() > kDirectScratchBytes)
+      // The direct algorithms (and the others' scratch copies) win on
+      // latency, for small buffers and worlds.
+      bool direct = algorithm == "oneshot" || algorithm == "twoshot" ||
+                    algorithm == "direct";
+      if ((direct && n > kDirectMaxRanks) ||
+          scratchBytes(c, algorithm, perNode) > kDirectScratchBytes)
         continue;
-      // Only rings and trees pipeline in chunks.
-      int64_t maxChunks = algorithm == "ring" || algorithm == "tree" ? 256 : 1;
+      // Only rings, trees and chains pipeline in chunks.
+      bool pipelined = algorithm == "ring" || algorithm == "tree" || algorithm == "chain";
+      int64_t maxChunks = pipelined ? 256 : 1;
       std::optional<Choice> bestHere;
       for (int64_t channels = 1; channels <= maxChannels; channels *= 2) {
         std::optional<Choice> bestChunks;
         for (int64_t chunks = 1; chunks <= maxChunks; chunks *= 2) {
           // Simulation time grows with the steps; beyond a budget only the
           // smallest candidate runs (large worlds keep compile time sane).
-          int64_t perThread = algorithm == "tree" ? 4
-                              : algorithm == "recursive_doubling"
-                                  ? 3 * llvm::Log2_64(*n)
-                              : perNode && algorithm.starts_with("hierarchical")
-                                  ? 4 * *perNode + 2 * *n / *perNode
-                                  : 5 * *n; // ring 2n, one-shot 3n, two-shot 5n
-          int64_t steps = *n * channels * chunks * perThread;
+          int64_t steps = n * channels * chunks * stepsPerRank(c, algorithm, perNode);
           if (steps > kStepBudget && (bestChunks || bestHere))
             break;
           std::string protocol;
-          double us = timeOf(shape, ranks, algorithm, channels, chunks, protocol);
+          double us = timeOf(c, algorithm, channels, chunks, protocol);
           if (bestChunks && us >= bestChunks->timeUs)
             break;
           bestChunks = Choice{algorithm.str(), channels, chunks, us, protocol};
@@ -181,7 +176,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       if (bestHere)
         best.push_back(*bestHere);
     }
-    llvm::sort(best, [](const Choice &a, const Choice &b) { return a.timeUs < b.timeUs; });
+    if (best.empty())
+      return op->emitError("no algorithm can run this collective on the machine");
+    llvm::stable_sort(best, [](const Choice &a, const Choice &b) { return a.timeUs < b.timeUs; });
     Builder b(&getContext());
     op->setAttr("algorithm", b.getStringAttr(best[0].algorithm));
     op->setAttr("channels", b.getI64IntegerAttr(best[0].channels));

@@ -14,3 +14,4 @@ ccl.program @p world(24) {
   %g = ccl.buffer "g" : !ccl.buffer<64xf32>
   ccl.all_reduce sum %g -> %g : !ccl.buffer<64xf32> -> !ccl.buffer<64xf32>
 }
+

@@ -9,7 +9,7 @@
 #include "Compile.h"
 
 #include "host/HostBackend.h"
-#include "passes/Algorithms.h"
+#include "passes/Collectives.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -163,9 +163,9 @@ TEST_F(HostExecution, RingsInMachineOrder) {
   }
 }
 
-// Reduce-scatter and all-gather rings: rank j's block of the n-block buffer
-// is elements [j*m, (j+1)*m).
-TEST_F(HostExecution, RingReduceScatterAndAllGather) {
+// Reduce-scatter and all-gather, every algorithm: rank j's block of the
+// n-block buffer is elements [j*m, (j+1)*m).
+TEST_F(HostExecution, ReduceScatterAndAllGatherAlgorithms) {
   std::string text;
   struct Shape {
     int ranks;
@@ -175,17 +175,19 @@ TEST_F(HostExecution, RingReduceScatterAndAllGather) {
   for (int ranks : {1, 2, 3, 5, 8})
     for (int64_t block : {1, 7, 1000})
       shapes.push_back({ranks, block});
-  for (auto [i, shape] : llvm::enumerate(shapes)) {
-    auto [n, m] = shape;
-    text += llvm::formatv(
-        "ccl.program @s{0} world({1}) {{\n"
-        "  %big = ccl.buffer \"big\" : !ccl.buffer<{2}xi32>\n"
-        "  %small = ccl.buffer \"small\" : !ccl.buffer<{3}xi32>\n"
-        "  ccl.reduce_scatter sum %big -> %small : !ccl.buffer<{2}xi32> -> !ccl.buffer<{3}xi32>\n"
-        "  ccl.all_gather %small -> %big : !ccl.buffer<{3}xi32> -> !ccl.buffer<{2}xi32>\n"
-        "}\n",
-        i, n, n * m, m);
-  }
+  auto algorithms = ccopt::algorithmsFor(ccl::CollectiveKind::ReduceScatter);
+  for (auto [a, algorithm] : llvm::enumerate(algorithms))
+    for (auto [i, shape] : llvm::enumerate(shapes)) {
+      auto [n, m] = shape;
+      text += llvm::formatv(
+          "ccl.program @s{0}_{4} world({1}) {{\n"
+          "  %big = ccl.buffer \"big\" : !ccl.buffer<{2}xi32>\n"
+          "  %small = ccl.buffer \"small\" : !ccl.buffer<{3}xi32>\n"
+          "  ccl.reduce_scatter sum %big -> %small {{algorithm = \"{4}\"} : !ccl.buffer<{2}xi32> -> !ccl.buffer<{3}xi32>\n"
+          "  ccl.all_gather %small -> %big {{algorithm = \"{4}\"} : !ccl.buffer<{3}xi32> -> !ccl.buffer<{2}xi32>\n"
+          "}\n",
+          i, n, n * m, m, algorithm);
+    }
   ASSERT_TRUE(build(text, {"", "", 1, 2, 2}));
   size_t ran = 0;
   for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
@@ -214,27 +216,33 @@ TEST_F(HostExecution, RingReduceScatterAndAllGather) {
       }
     EXPECT_EQ(wrong, 0) << program.getSymName().str();
   }
-  EXPECT_EQ(ran, 2 * shapes.size());
+  EXPECT_EQ(ran, 2 * shapes.size() * algorithms.size());
 }
 
-// Broadcast and reduce chains from and to a root, and pairwise all-to-all.
-TEST_F(HostExecution, ChainsAndAllToAll) {
+// Broadcast and reduce from and to a root, and all-to-all, every
+// algorithm of each (the i-th of each kind's list together).
+TEST_F(HostExecution, RootedAndAllToAllAlgorithms) {
   std::string text;
   int index = 0;
-  for (int n : {1, 2, 3, 5, 8})
-    for (int64_t m : {1, 7, 1000}) {
-      int root = (n * 7 + int(m)) % n;
-      text += llvm::formatv(
-          "ccl.program @c{0} world({1}) {{\n"
-          "  %a = ccl.buffer \"a\" : !ccl.buffer<{2}xf32>\n"
-          "  %b = ccl.buffer \"b\" : !ccl.buffer<{2}xf32>\n"
-          "  ccl.broadcast %a -> %b root {3} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
-          "  ccl.reduce avg %a -> %b root {3} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
-          "  ccl.all_to_all %a -> %b : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
-          "  ccl.broadcast %a -> %a root {3} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
-          "}\n",
-          index++, n, n * m, root);
-    }
+  auto rooted = ccopt::algorithmsFor(ccl::CollectiveKind::Broadcast);
+  auto allToAll = ccopt::algorithmsFor(ccl::CollectiveKind::AllToAll);
+  ASSERT_EQ(rooted.size(), allToAll.size());
+  for (size_t a = 0; a < rooted.size(); ++a)
+    for (int n : {1, 2, 3, 5, 8})
+      for (int64_t m : {1, 7, 1000}) {
+        int root = (n * 7 + int(m) + int(a)) % n;
+        text += llvm::formatv(
+            "ccl.program @c{0} world({1}) {{\n"
+            "  %a = ccl.buffer \"a\" : !ccl.buffer<{2}xf32>\n"
+            "  %b = ccl.buffer \"b\" : !ccl.buffer<{2}xf32>\n"
+            "  ccl.broadcast %a -> %b root {3} {{algorithm = \"{4}\"} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
+            "  ccl.reduce avg %a -> %b root {3} {{algorithm = \"{4}\"} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
+            "  ccl.all_to_all %a -> %b {{algorithm = \"{5}\"} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
+            "  ccl.broadcast %a -> %a root {3} {{algorithm = \"{4}\"} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
+            "  ccl.all_to_all %a -> %a {{algorithm = \"{5}\"} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
+            "}\n",
+            index++, n, n * m, root, rooted[a], allToAll[a]);
+      }
   ASSERT_TRUE(build(text, {"", "", 1, 3, 2}));
   size_t ran = 0;
   auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
@@ -272,7 +280,7 @@ TEST_F(HostExecution, ChainsAndAllToAll) {
     }
     EXPECT_EQ(wrong, 0) << program.getSymName().str();
   }
-  EXPECT_EQ(ran, 4 * size_t(index));
+  EXPECT_EQ(ran, 5 * size_t(index));
 }
 
 // Dissemination barriers (and a group's) run to the end on the host backend.
@@ -327,7 +335,7 @@ TEST_F(HostExecution, SendRecvDelivers) {
 // Every all-reduce algorithm ccl-lower-to-sched builds, on the grid of
 // worlds, counts, types and reductions (recursive doubling on powers of two).
 TEST_F(HostExecution, EveryAllReduceAlgorithmMatchesReference) {
-  for (llvm::StringRef algorithm : ccopt::allReduceAlgorithms()) {
+  for (llvm::StringRef algorithm : ccopt::algorithmsFor(ccl::CollectiveKind::AllReduce)) {
     if (algorithm.starts_with("hierarchical"))
       continue; // needs nodes: HierarchicalAllReducesOverNodes
     std::vector<Case> cases;
@@ -371,7 +379,7 @@ TEST_F(HostExecution, RandomAllReduces) {
   std::mt19937 rng(20261129);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const int64_t primes[] = {2, 3, 31, 127, 8191, 65521};
-  auto algorithms = ccopt::allReduceAlgorithms();
+  auto algorithms = ccopt::algorithmsFor(ccl::CollectiveKind::AllReduce);
   for (int round = 0; round < 5; ++round) {
     std::string algorithm = algorithms[round % 5].str(); // the ones without nodes
     std::vector<Case> cases;

@@ -15,7 +15,7 @@
 
 #include "dialect/Sched/StepWalker.h"
 #include "host/HostBackend.h"
-#include "passes/Algorithms.h"
+#include "passes/Collectives.h"
 #include "topology/Simulator.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -193,7 +193,7 @@ std::string bufferType(int64_t count, llvm::StringRef type) {
 // Every all-reduce algorithm, every element type, counts of 1, 7 and 1003,
 // sum / max / min, in place and not, pipelined in 2 chunks over 2 channels.
 TEST_F(ProtocolExecution, EveryAllReduceAlgorithmInLL) {
-  for (llvm::StringRef algorithm : ccopt::allReduceAlgorithms()) {
+  for (llvm::StringRef algorithm : ccopt::algorithmsFor(ccl::CollectiveKind::AllReduce)) {
     std::string text;
     int index = 0;
     const int worlds[] = {2, 3, 5, 8}, powers[] = {2, 4, 8};
@@ -242,10 +242,11 @@ TEST_F(ProtocolExecution, AvgAndCompressedWireInLL) {
   runAll(text, {"", "", 1, /*chunks=*/3, /*channels=*/2}, index);
 }
 
-// Reduce-scatter and all-gather rings.
+// Reduce-scatter and all-gather, their algorithms in turn.
 TEST_F(ProtocolExecution, ReduceScatterAndAllGatherInLL) {
   std::string text;
   int index = 0;
+  auto algorithms = ccopt::algorithmsFor(ccl::CollectiveKind::ReduceScatter);
   for (auto [t, type] : llvm::enumerate(kTypes))
     for (int n : {2, 3, 5, 8}) {
       int64_t m = (t + n) % 3 == 0 ? 1 : (t + n) % 3 == 1 ? 7 : 333;
@@ -254,18 +255,20 @@ TEST_F(ProtocolExecution, ReduceScatterAndAllGatherInLL) {
           "ccl.program @s{0} world({1}) {{\n"
           "  %big = ccl.buffer \"big\" : {2}\n"
           "  %small = ccl.buffer \"small\" : {3}\n"
-          "  ccl.reduce_scatter sum %big -> %small {{protocol = \"ll\"} : {2} -> {3}\n"
-          "  ccl.all_gather %small -> %big {{protocol = \"ll\"} : {3} -> {2}\n"
+          "  ccl.reduce_scatter sum %big -> %small {{algorithm = \"{4}\", protocol = \"ll\"} : {2} -> {3}\n"
+          "  ccl.all_gather %small -> %big {{algorithm = \"{4}\", protocol = \"ll\"} : {3} -> {2}\n"
           "}\n",
-          index++, n, big, small);
+          index++, n, big, small, algorithms[(t + n) % algorithms.size()]);
     }
   runAll(text, {"", "", 1, 2, 2}, 2 * index);
 }
 
-// Broadcast and reduce chains, pairwise all-to-all.
-TEST_F(ProtocolExecution, ChainsAndAllToAllInLL) {
+// Broadcast, reduce and all-to-all, their algorithms in turn.
+TEST_F(ProtocolExecution, RootedAndAllToAllInLL) {
   std::string text;
   int index = 0;
+  auto rooted = ccopt::algorithmsFor(ccl::CollectiveKind::Broadcast);
+  auto allToAll = ccopt::algorithmsFor(ccl::CollectiveKind::AllToAll);
   for (auto [t, type] : llvm::enumerate(kTypes))
     for (int n : {2, 3, 5, 8}) {
       int64_t m = (t + n) % 3 == 0 ? 1 : (t + n) % 3 == 1 ? 7 : 301;
@@ -275,14 +278,16 @@ TEST_F(ProtocolExecution, ChainsAndAllToAllInLL) {
           "ccl.program @c{0} world({1}) {{\n"
           "  %a = ccl.buffer \"a\" : {2}\n"
           "  %b = ccl.buffer \"b\" : {2}\n"
-          "  ccl.broadcast %a -> %b root {3} {{protocol = \"ll\"} : {2} -> {2}\n"
-          "  ccl.reduce {4} %a -> %b root {3} {{protocol = \"ll\"} : {2} -> {2}\n"
-          "  ccl.all_to_all %a -> %b {{protocol = \"ll\"} : {2} -> {2}\n"
-          "  ccl.broadcast %a -> %a root {3} {{protocol = \"ll\"} : {2} -> {2}\n"
+          "  ccl.broadcast %a -> %b root {3} {{algorithm = \"{5}\", protocol = \"ll\"} : {2} -> {2}\n"
+          "  ccl.reduce {4} %a -> %b root {3} {{algorithm = \"{5}\", protocol = \"ll\"} : {2} -> {2}\n"
+          "  ccl.all_to_all %a -> %b {{algorithm = \"{6}\", protocol = \"ll\"} : {2} -> {2}\n"
+          "  ccl.broadcast %a -> %a root {3} {{algorithm = \"{5}\", protocol = \"ll\"} : {2} -> {2}\n"
+          "  ccl.all_to_all %a -> %a {{algorithm = \"{6}\", protocol = \"ll\"} : {2} -> {2}\n"
           "}\n",
-          index++, n, buf, root, t % 2 ? "max" : "sum");
+          index++, n, buf, root, t % 2 ? "max" : "sum", rooted[(t + n) % rooted.size()],
+          allToAll[(t + n) % allToAll.size()]);
     }
-  runAll(text, {"", "", 1, 3, 2}, 4 * index);
+  runAll(text, {"", "", 1, 3, 2}, 5 * index);
 }
 
 // Point to point, pieces pipelined through consecutive mailbox slots.

@@ -1,0 +1,152 @@
+//===- Collectives.cpp - every collective's algorithms, by name -----------===//
+
+#include "passes/Collectives.h"
+
+#include "passes/NcclBaseline.h"
+#include "topology/Rings.h"
+
+#include "llvm/ADT/Sequence.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using K = mlir::ccl::CollectiveKind;
+
+namespace ccopt {
+
+FailureOr<Collective> describeCollective(Operation *op) {
+  auto group = op->getAttrOfType<FlatSymbolRefAttr>("group");
+  auto n = ccl::participantCount(op, group);
+  if (!n)
+    return op->emitError("the number of ranks is unknown: run ccl-assign-world first");
+  Collective c;
+  c.kind = llvm::TypeSwitch<Operation *, K>(op)
+               .Case([](ccl::AllReduceOp) { return K::AllReduce; })
+               .Case([](ccl::ReduceScatterOp) { return K::ReduceScatter; })
+               .Case([](ccl::AllGatherOp) { return K::AllGather; })
+               .Case([](ccl::BroadcastOp) { return K::Broadcast; })
+               .Case([](ccl::ReduceOp) { return K::Reduce; })
+               .Default([](Operation *) { return K::AllToAll; });
+  auto input = cast<ccl::BufferType>(op->getOperand(0).getType());
+  auto output = cast<ccl::BufferType>(op->getOperand(1).getType());
+  // Rings and chains move the larger buffer, in n blocks for the halves.
+  auto whole = input.getCount() >= output.getCount() ? input : output;
+  ccl::ReductionKind redop = ccl::ReductionKind::Sum;
+  if (auto kind = op->getAttrOfType<ccl::ReductionKindAttr>("op"))
+    redop = kind.getValue();
+  bool blocks = c.kind == K::ReduceScatter || c.kind == K::AllGather;
+  c.shape = {*n, blocks ? whole.getCount() / *n : whole.getCount(),
+             whole.getElementType(), redop, op->getOperand(0) == op->getOperand(1),
+             {}};
+  if (auto compress = op->getAttrOfType<TypeAttr>("compress"))
+    c.shape.wire = compress.getValue();
+  if (group)
+    llvm::append_range(
+        c.ranks, cast<ccl::GroupOp>(SymbolTable::lookupSymbolIn(
+                                        op->getParentOfType<ccl::ProgramOp>(), group))
+                     .getRanks());
+  else
+    llvm::append_range(c.ranks, llvm::seq<int>(0, *n));
+  if (!llvm::equal(c.ranks, llvm::seq<int>(0, *n)))
+    llvm::append_range(c.shape.rankMap, c.ranks);
+  if (auto root = op->getAttrOfType<IntegerAttr>("root"))
+    c.root = root.getInt();
+  c.bytes = whole.getSizeInBytes();
+  return c;
+}
+
+ArrayRef<StringRef> algorithmsFor(K kind) {
+  static const StringRef allReduce[] = {"ring",    "tree",
+                                        "oneshot", "twoshot",
+                                        "recursive_doubling", "hierarchical",
+                                        "hierarchical_rd"};
+  static const StringRef halves[] = {"ring", "direct"};
+  static const StringRef rooted[] = {"chain", "direct"};
+  static const StringRef allToAll[] = {"pairwise", "direct"};
+  switch (kind) {
+  case K::AllReduce: return allReduce;
+  case K::ReduceScatter:
+  case K::AllGather: return halves;
+  case K::Broadcast:
+  case K::Reduce: return rooted;
+  case K::AllToAll: return allToAll;
+  default: return {};
+  }
+}
+
+std::string algorithmUnsupported(K kind, StringRef algorithm, ArrayRef<int> ranks,
+                                 const topo::Machine *machine) {
+  int64_t n = ranks.size();
+  if (!llvm::is_contained(algorithmsFor(kind), algorithm))
+    return ("unknown " + ccl::stringifyCollectiveKind(kind) + " algorithm '" +
+            algorithm + "' (expected one of: " +
+            llvm::join(algorithmsFor(kind), ", ") + ")")
+        .str();
+  if (algorithm == "recursive_doubling" && !llvm::isPowerOf2_64(n))
+    return "recursive_doubling needs a power-of-two number of ranks, not " +
+           std::to_string(n);
+  if (!algorithm.starts_with("hierarchical"))
+    return "";
+  std::optional<int64_t> perNode = machine ? ranksPerNode(*machine, ranks) : std::nullopt;
+  if (!perNode)
+    return (algorithm + " needs a machine whose nodes each hold the same number "
+                        "(at least 2) of the ranks, node by node, on at least 2 nodes")
+        .str();
+  if (algorithm == "hierarchical_rd" && !llvm::isPowerOf2_64(n / *perNode))
+    return "hierarchical_rd needs a power-of-two number of nodes, not " +
+           std::to_string(n / *perNode);
+  return "";
+}
+
+sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
+                                 const Collective &c, const topo::Machine *machine,
+                                 StringRef algorithm, int64_t chunks,
+                                 int64_t channels) {
+  const AllReduceShape &shape = c.shape;
+  auto orders = [&] {
+    return machine ? toScheduleRanks(topo::ringOrders(*machine, c.ranks, channels),
+                                     c.ranks)
+                   : RingOrders();
+  };
+  bool reduce = c.kind == K::Reduce;
+  switch (c.kind) {
+  case K::AllReduce:
+    if (algorithm == "tree")
+      return buildTreeAllReduce(
+          b, loc, name, shape,
+          ncclTrees(shape.ranks, machine ? machine->gpusPerNode : shape.ranks),
+          chunks, channels);
+    if (algorithm == "oneshot")
+      return buildOneShotAllReduce(b, loc, name, shape, channels);
+    if (algorithm == "twoshot")
+      return buildTwoShotAllReduce(b, loc, name, shape, channels);
+    if (algorithm == "recursive_doubling")
+      return buildRecursiveDoublingAllReduce(b, loc, name, shape, channels);
+    if (algorithm.starts_with("hierarchical"))
+      return buildHierarchicalAllReduce(b, loc, name, shape,
+                                        *ranksPerNode(*machine, c.ranks),
+                                        algorithm == "hierarchical", channels);
+    return buildRingAllReduce(b, loc, name, shape, chunks, channels, orders());
+  case K::ReduceScatter:
+    if (algorithm == "direct")
+      return buildDirectReduceScatter(b, loc, name, shape, channels);
+    return buildRingReduceScatter(b, loc, name, shape, chunks, channels, orders());
+  case K::AllGather:
+    if (algorithm == "direct")
+      return buildDirectAllGather(b, loc, name, shape, channels);
+    return buildRingAllGather(b, loc, name, shape, chunks, channels, orders());
+  case K::Broadcast:
+  case K::Reduce:
+    if (algorithm == "direct")
+      return buildDirectBroadcast(b, loc, name, shape, c.root, reduce, channels);
+    return buildChainBroadcast(b, loc, name, shape, c.root, reduce, chunks,
+                               channels, orders());
+  default:
+    if (algorithm == "direct")
+      return buildDirectAllToAll(b, loc, name, shape, channels);
+    return buildPairwiseAllToAll(b, loc, name, shape);
+  }
+}
+
+} // namespace ccopt
