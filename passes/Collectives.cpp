@@ -21,6 +21,22 @@ FailureOr<Collective> describeCollective(Operation *op) {
   if (!n)
     return op->emitError("the number of ranks is unknown: run ccl-assign-world first");
   Collective c;
+  if (auto send = dyn_cast<ccl::SendOp>(op)) {
+    // Schedule rank 0 sends, rank 1 receives.
+    auto type = cast<ccl::BufferType>(send.getBuffer().getType());
+    c.kind = K::SendRecv;
+    c.ranks = {int(send.getFrom()), int(send.getTo())};
+    if (group) {
+      auto ranks = cast<ccl::GroupOp>(SymbolTable::lookupSymbolIn(
+                                          op->getParentOfType<ccl::ProgramOp>(), group))
+                       .getRanks();
+      c.ranks = {int(ranks[send.getFrom()]), int(ranks[send.getTo()])};
+    }
+    c.shape = {2, type.getCount(), type.getElementType(), ccl::ReductionKind::Sum,
+               false, SmallVector<int64_t>(c.ranks.begin(), c.ranks.end())};
+    c.bytes = type.getSizeInBytes();
+    return c;
+  }
   c.kind = llvm::TypeSwitch<Operation *, K>(op)
                .Case([](ccl::AllReduceOp) { return K::AllReduce; })
                .Case([](ccl::ReduceScatterOp) { return K::ReduceScatter; })
@@ -64,6 +80,7 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
   static const StringRef halves[] = {"ring", "direct"};
   static const StringRef rooted[] = {"chain", "direct"};
   static const StringRef allToAll[] = {"pairwise", "direct"};
+  static const StringRef pointToPoint[] = {"direct"};
   switch (kind) {
   case K::AllReduce: return allReduce;
   case K::ReduceScatter:
@@ -71,6 +88,7 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
   case K::Broadcast:
   case K::Reduce: return rooted;
   case K::AllToAll: return allToAll;
+  case K::SendRecv: return pointToPoint;
   default: return {};
   }
 }
@@ -142,6 +160,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
       return buildDirectBroadcast(b, loc, name, shape, c.root, reduce, channels);
     return buildChainBroadcast(b, loc, name, shape, c.root, reduce, chunks,
                                channels, orders());
+  case K::SendRecv:
+    return buildSendRecv(b, loc, name, shape, chunks);
   default:
     if (algorithm == "direct")
       return buildDirectAllToAll(b, loc, name, shape, channels);

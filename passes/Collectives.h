@@ -15,7 +15,7 @@
 namespace ccopt {
 
 /// One collective of a ccl.program (all_reduce, reduce_scatter,
-/// all_gather, broadcast, reduce or all_to_all).
+/// all_gather, broadcast, reduce, all_to_all, or a send with its recv).
 struct Collective {
   mlir::ccl::CollectiveKind kind;
   /// The builders' shape: `count` is a rank's block for reduce_scatter and

@@ -84,25 +84,20 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
         recv = candidate;
         break;
       }
-    auto type = cast<ccl::BufferType>(send.getBuffer().getType());
-    std::vector<int64_t> world = {static_cast<int64_t>(send.getFrom()),
-                                  static_cast<int64_t>(send.getTo())};
-    if (FlatSymbolRefAttr group = send.getGroupAttr()) {
-      auto ranks =
-          cast<ccl::GroupOp>(SymbolTable::lookupSymbolIn(program, group)).getRanks();
-      world = {ranks[send.getFrom()], ranks[send.getTo()]};
-    }
-    ccopt::AllReduceShape shape{2, type.getCount(), type.getElementType(),
-                                ccl::ReductionKind::Sum, false,
-                                SmallVector<int64_t>(world.begin(), world.end())};
+    auto collective = ccopt::describeCollective(send);
+    if (failed(collective))
+      return signalPassFailure();
+    // Pieces of ~512 KiB (NCCL's Simple step), or the selection's.
     int64_t pieceBytes = 512 << 10;
     int64_t numChunks =
-        chunks ? chunks
-               : std::max<int64_t>(1, (type.getSizeInBytes() + pieceBytes - 1) / pieceBytes);
+        chunks ? chunks : std::max<int64_t>(1, (collective->bytes + pieceBytes - 1) / pieceBytes);
+    if (auto attr = send->getAttrOfType<IntegerAttr>("chunks"))
+      numChunks = attr.getInt();
     OpBuilder b(program->getContext());
     b.setInsertionPointAfter(insertAfter);
     std::string name = (program.getSymName() + "_send_recv_" + Twine(index)).str();
-    insertAfter = ccopt::buildSendRecv(b, send.getLoc(), name, shape, numChunks);
+    insertAfter = ccopt::buildCollective(b, send.getLoc(), name, *collective,
+                                         nullptr, "direct", numChunks, 1);
     applyProtocol(send, insertAfter);
     auto ref = FlatSymbolRefAttr::get(b.getContext(), name);
     send->setAttr("schedule", ref);

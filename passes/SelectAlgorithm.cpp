@@ -52,7 +52,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     machine = std::move(**loaded);
     getOperation().walk([&](Operation *op) {
       if (!isa<ccl::AllReduceOp, ccl::ReduceScatterOp, ccl::AllGatherOp,
-               ccl::BroadcastOp, ccl::ReduceOp, ccl::AllToAllOp>(op) ||
+               ccl::BroadcastOp, ccl::ReduceOp, ccl::AllToAllOp, ccl::SendOp>(op) ||
           op->hasAttr("algorithm"))
         return;
       auto collective = describeCollective(op);
@@ -102,7 +102,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   static int64_t stepsPerRank(const Collective &c, StringRef algorithm,
                               std::optional<int64_t> perNode) {
     int64_t n = c.shape.ranks;
-    if (algorithm == "tree" || algorithm == "chain")
+    if (algorithm == "tree" || algorithm == "chain" ||
+        c.kind == ccl::CollectiveKind::SendRecv)
       return 4;
     if (algorithm == "recursive_doubling")
       return 3 * llvm::Log2_64(n);
@@ -133,7 +134,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     // Per algorithm: every power-of-two channel count, and for each, double
     // the chunks while that helps.
     std::vector<Choice> best;
-    int64_t maxChannels = 2 * ncclChannels(machine);
+    int64_t maxChannels =
+        c.kind == ccl::CollectiveKind::SendRecv ? 1 : 2 * ncclChannels(machine);
     std::optional<int64_t> perNode = ranksPerNode(machine, c.ranks);
     ArrayRef<StringRef> algorithms = algorithmsFor(c.kind);
     for (StringRef algorithm : algorithms) {
@@ -150,8 +152,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       if ((direct && n > kDirectMaxRanks) ||
           scratchBytes(c, algorithm, perNode) > kDirectScratchBytes)
         continue;
-      // Only rings, trees and chains pipeline in chunks.
-      bool pipelined = algorithm == "ring" || algorithm == "tree" || algorithm == "chain";
+      // Only rings, trees, chains and point to point pipeline in chunks.
+      bool pipelined = algorithm == "ring" || algorithm == "tree" ||
+                       algorithm == "chain" || c.kind == ccl::CollectiveKind::SendRecv;
       int64_t maxChunks = pipelined ? 256 : 1;
       std::optional<Choice> bestHere;
       for (int64_t channels = 1; channels <= maxChannels; channels *= 2) {

@@ -254,5 +254,10 @@ FailureOr<LLMailbox> mlir::sched::llMailbox(ProgramOp program,
     }
   if (box.slots && !box.lines)
     box.lines = 2;
+  // NCCL_STEPS slots, as NCCL's LL buffer: beyond, a sender waits for the
+  // receiver to consume (each message is consumed in its receiver's program
+  // order, so a pipeline keeps flowing) instead of the mailbox growing with
+  // the message count.
+  box.slots = std::min<int64_t>(box.slots, kLLSlots);
   return box;
 }

@@ -100,6 +100,9 @@ private:
 /// a slot for every message that sender sends that rank on that channel in
 /// one launch, as large as the largest message (4 data bytes a line, lines
 /// rounded up to even).
+/// Most slots an LL mailbox holds per (channel, sender).
+constexpr int64_t kLLSlots = 8;
+
 struct LLMailbox {
   int64_t slots = 0, lines = 0;
   /// Bytes per rank.

@@ -27,8 +27,8 @@
 // every line flagged with (unsigned)m, so the receiver polls the data itself:
 // no fence, no separate flag. A sender reuses a slot once the receiver's
 // seen counter says the previous message there was consumed; the compiler
-// gives a slot to every message of one launch, so that never waits within a
-// launch. The mailbox is zeroed with the counters (a reset starts both over).
+// gives up to 8 slots per (channel, src) (NCCL_STEPS), so a longer pipeline
+// waits for its receiver as NCCL's LL does. The mailbox is zeroed with the counters (a reset starts both over).
 #ifndef CCOPT_DEVICE_H
 #define CCOPT_DEVICE_H
 

@@ -290,6 +290,31 @@ TEST_F(ProtocolExecution, RootedAndAllToAllInLL) {
   runAll(text, {"", "", 1, 3, 2}, 5 * index);
 }
 
+// Pipelines longer than the mailbox (kLLSlots per channel and sender):
+// senders wait for their receivers to consume, and nothing deadlocks or
+// arrives wrong.
+TEST_F(ProtocolExecution, PipelinesLongerThanTheMailbox) {
+  std::string text;
+  int index = 0;
+  auto add = [&](int n, const std::string &op, int64_t big, int64_t small) {
+    text += llvm::formatv("ccl.program @long{0} world({1}) {{\n"
+                          "  %a = ccl.buffer \"a\" : {2}\n"
+                          "  %b = ccl.buffer \"b\" : {3}\n"
+                          "  {4} : {2} -> {3}\n}\n",
+                          index++, n, bufferType(big, "f32"), bufferType(small, "f32"), op);
+  };
+  add(6, "ccl.all_reduce sum %a -> %b {algorithm = \"ring\", protocol = \"ll\"}", 5000, 5000);
+  add(7, "ccl.all_reduce max %a -> %b {algorithm = \"tree\", protocol = \"ll\"}", 4001, 4001);
+  add(5, "ccl.broadcast %a -> %b root 2 {protocol = \"ll\"}", 3000, 3000);
+  add(16, "ccl.reduce_scatter sum %a -> %b {algorithm = \"ring\", protocol = \"ll\"}", 16 * 300, 300);
+  ccopt::PipelineOptions options{"", "", 1, /*chunks=*/12, /*channels=*/2};
+  runAll(text, options, index);
+  ccopt::test::Compiled compiled = ccopt::test::compile(context, text, options);
+  ASSERT_TRUE(compiled.module) << compiled.error;
+  for (auto program : compiled.module->getOps<sched::ProgramOp>())
+    EXPECT_EQ(sched::llMailbox(program)->slots, sched::kLLSlots) << program.getSymName().str();
+}
+
 // Point to point, pieces pipelined through consecutive mailbox slots.
 TEST_F(ProtocolExecution, SendRecvInLL) {
   std::string text;
