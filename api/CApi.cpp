@@ -38,17 +38,39 @@ int done(const Status& s) {
 extern "C" {
 
 int ccopt_compile(const char* text, const char* topo, ccopt_program** out) {
-  if (!text || !out) return fail(Code::InvalidArgument, "ccopt_compile: null argument");
+  ccopt_compile_options options;
+  ccopt_compile_options_init(&options);
+  options.topo = topo;
+  return ccopt_compile_with(text, &options, out);
+}
+
+void ccopt_compile_options_init(ccopt_compile_options* o) {
+  if (o) *o = ccopt_compile_options{nullptr, nullptr, 1, 0, 0, 0.0, nullptr, nullptr};
+}
+
+int ccopt_compile_with(const char* text, const ccopt_compile_options* o, ccopt_program** out) {
+  if (!text || !o || !out) return fail(Code::InvalidArgument, "ccopt_compile: null argument");
   *out = nullptr;
   auto p = std::make_unique<ccopt_program>();
   ccopt::CompileOptions options;
-  options.topo = topo ? topo : "";
+  options.topo = o->topo ? o->topo : "";
+  options.topoFile = o->topo_file ? o->topo_file : "";
+  options.nodes = o->nodes;
+  options.chunks = o->chunks;
+  options.channels = o->channels;
+  options.bucketCapMb = o->bucket_cap_mb;
+  options.compress = o->compress ? o->compress : "";
+  options.profile = o->profile ? o->profile : "";
   if (Status s = ccopt::compileProgram(text, options, p->program); !s.ok()) return fail(s);
   *out = p.release();
   return done(Status::success());
 }
 
 int ccopt_program_ranks(const ccopt_program* p) { return p ? p->program.ranks : -1; }
+
+int ccopt_program_steps(const ccopt_program* p) { return p ? int(p->program.steps.size()) : -1; }
+
+int ccopt_program_buckets(const ccopt_program* p) { return p ? int(p->program.buckets.size()) : -1; }
 
 const char* ccopt_program_source(const ccopt_program* p) { return p ? p->program.library.source.c_str() : ""; }
 

@@ -1,5 +1,6 @@
 #include "api/Executable.h"
 
+#include "api/Buckets.h"
 #include "runtime/ccrt/HostRunner.h"
 #ifdef CCOPT_HAVE_CUDA_RUNTIME
 #include "runtime/ccrt/CudaRunner.h"
@@ -58,8 +59,18 @@ Status Executable::bind(const std::vector<RankMemory>& ranks) {
     if (!byRank.emplace(m.rank, &m).second)
       return Status::error(Code::InvalidArgument, "rank " + std::to_string(m.rank) + " given twice");
   }
-  // A buffer name of a rank as a view; `name` empty: no buffer.
-  auto view = [&](const RankMemory& m, const std::string& name, rt::BufferView& v) -> Status {
+  // Members checked and buckets allocated before any step binds.
+  Status bucketStatus;
+  std::unique_ptr<BucketMemory> buckets = BucketMemory::bind(program_, target_, ranks, bucketStatus);
+  if (!buckets) return bucketStatus;
+  // A buffer name (or bucket) of a rank as a view; `name` empty: no buffer.
+  auto view = [&](const RankMemory& m, const std::string& name, int bucket, rt::BufferView& v) -> Status {
+    if (bucket >= 0) {
+      const BucketDecl& decl = program_.buckets[size_t(bucket)];
+      const Memory mem = buckets->memory(bucket, m.rank);
+      v = {mem.data, decl.count, decl.type, mem.bytes};
+      return Status::success();
+    }
     if (name.empty()) return Status::success();
     auto decl = program_.buffers.find(name);
     auto mem = m.buffers.find(name);
@@ -95,8 +106,8 @@ Status Executable::bind(const std::vector<RankMemory>& ranks) {
       rt::RankBuffers b;
       b.rank = i;
       b.device = it->second->device;
-      if (Status st = view(*it->second, step.input, b.input); !st.ok()) return st;
-      if (Status st = view(*it->second, step.output, b.output); !st.ok()) return st;
+      if (Status st = view(*it->second, step.input, step.inputBucket, b.input); !st.ok()) return st;
+      if (Status st = view(*it->second, step.output, step.outputBucket, b.output); !st.ok()) return st;
       if (step.input.empty()) b.input.type = s->element;
       if (step.output.empty()) b.output.type = s->element;
       buffers.push_back(b);
@@ -124,14 +135,21 @@ Status Executable::bind(const std::vector<RankMemory>& ranks) {
     if (!c) return Status::error(st.code, step.kernel + ": " + st.message);
     bound.push_back(std::move(c));
   }
-  steps_ = std::move(bound);
+  steps_ = std::move(bound);  // the old steps settle before their buckets go
+  buckets_ = std::move(buckets);
   return Status::success();
 }
 
 Status Executable::run(const std::vector<void*>& streams) {
   if (steps_.empty() && !program_.steps.empty()) return Status::error(Code::InvalidUsage, "run before bind");
-  for (auto& step : steps_)
-    if (Status s = step->launch(streams); !s.ok()) return s;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const CompiledStep& step = program_.steps[i];
+    if (step.inputBucket >= 0)
+      if (Status s = buckets_->copyIn(step.inputBucket, streams); !s.ok()) return s;
+    if (Status s = steps_[i]->launch(streams); !s.ok()) return s;
+    if (step.outputBucket >= 0)
+      if (Status s = buckets_->copyOut(step.outputBucket, streams); !s.ok()) return s;
+  }
   return Status::success();
 }
 

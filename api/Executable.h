@@ -1,6 +1,8 @@
 // A compiled program loaded for one target and bound to buffers: run it on
 // every training step. Binding checks every buffer once (size, alignment,
 // type, count, device, rank) and refuses bad ones before anything runs.
+// Fused collectives run on buckets the executable owns (Buckets.h): it
+// copies the members in and the results back out around each of them.
 //
 //   CompiledProgram p;  compileProgram(text, {"h200x8"}, p);
 //   auto exe = Executable::load(p, Target::host(), status);
@@ -14,6 +16,8 @@
 #include <memory>
 
 namespace ccopt {
+
+class BucketMemory;
 
 struct Target {
   enum class Kind {
@@ -51,11 +55,12 @@ public:
   ~Executable();
 
   /// Binds every step to `ranks` (all ranks; under NCCL this process's
-  /// rank only). Replaces an earlier binding only when it succeeds.
+  /// rank only), and allocates the buckets of fused steps where each rank's
+  /// buffers live. Replaces an earlier binding only when it succeeds.
   rt::Status bind(const std::vector<RankMemory>& ranks);
 
   /// Runs every step in program order (CUDA: enqueued on `streams`, one per
-  /// local device; host: returns when done).
+  /// local device, bucket copies included; host: returns when done).
   rt::Status run(const std::vector<void*>& streams = {});
 
   /// The first asynchronous error of any step (never blocks).
@@ -73,6 +78,7 @@ private:
   CompiledProgram program_;
   Target target_;
   std::unique_ptr<Backend> backend_;
+  std::unique_ptr<BucketMemory> buckets_;  // declared before steps_: freed after them
   std::vector<std::unique_ptr<rt::Collective>> steps_;
   double loadSeconds_ = 0;
 };

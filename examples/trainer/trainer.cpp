@@ -1,10 +1,12 @@
 // A data-parallel SGD loop with its gradient all-reduce compiled and run by
 // ccopt: linear regression on R ranks, each with its own shard of the data.
 // Every step, each rank computes its gradient, ccopt averages the gradients
-// over the ranks (all_reduce avg, in place), and each rank applies the same
-// update, so the ranks' weights stay identical.
+// over the ranks (all_reduce avg, in place: one for the weights' gradient,
+// one for the bias's), and each rank applies the same update, so the ranks'
+// weights stay identical. With --bucket-cap-mb the two all-reduces are
+// fused into one over a bucket the runtime packs and unpacks.
 //
-//   trainer [--ranks R] [--steps N] [--topo NAME] [--gpu]
+//   trainer [--ranks R] [--steps N] [--topo NAME] [--bucket-cap-mb MB] [--gpu]
 //
 // Without --gpu the all-reduce runs on the host backend (a thread per rank
 // and channel); with it, as virtual ranks on GPU 0. Exit status 0 when the
@@ -75,31 +77,37 @@ int fail(const std::string& what, const ccopt::rt::Status& s) {
 int main(int argc, char** argv) {
   int ranks = 4, steps = 60;
   std::string topo;
+  double bucketCapMb = 0;
   bool gpu = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--ranks" && i + 1 < argc) ranks = std::atoi(argv[++i]);
     else if (a == "--steps" && i + 1 < argc) steps = std::atoi(argv[++i]);
     else if (a == "--topo" && i + 1 < argc) topo = argv[++i];
+    else if (a == "--bucket-cap-mb" && i + 1 < argc) bucketCapMb = std::atof(argv[++i]);
     else if (a == "--gpu") gpu = true;
     else {
-      std::fprintf(stderr, "usage: trainer [--ranks R] [--steps N] [--topo NAME] [--gpu]\n");
+      std::fprintf(stderr, "usage: trainer [--ranks R] [--steps N] [--topo NAME] [--bucket-cap-mb MB] [--gpu]\n");
       return 2;
     }
   }
   if (ranks < 1 || steps < 1) return std::fprintf(stderr, "trainer: ranks and steps must be positive\n"), 2;
 
-  // 1. Compile the gradient all-reduce once, for this world (or machine).
+  // 1. Compile the gradient all-reduces once, for this world (or machine).
   ccopt::ProgramBuilder builder("sgd_step", topo.empty() ? ranks : 0);
-  builder.buffer("grads", kFeatures + 1, ccopt::rt::DType::F32);
-  builder.allReduce("avg", "grads", "grads");
+  builder.buffer("dw", kFeatures, ccopt::rt::DType::F32);
+  builder.buffer("db", 1, ccopt::rt::DType::F32);
+  builder.allReduce("avg", "dw", "dw");
+  builder.allReduce("avg", "db", "db");
   ccopt::CompileOptions options;
   options.topo = topo;
+  options.bucketCapMb = bucketCapMb;
   ccopt::CompiledProgram program;
   if (auto s = ccopt::compileProgram(builder.text(), options, program); !s.ok()) return fail("compile", s);
   ranks = program.ranks;
 
-  // 2. Load it for the target and bind every rank's gradient buffer.
+  // 2. Load it for the target and bind every rank's gradient buffers: the
+  // weights' gradient, then the bias's, in one array per rank.
   ccopt::Target target = ccopt::Target::host();
   std::vector<std::vector<float>> grads(size_t(ranks), std::vector<float>(kFeatures + 1));
   std::vector<void*> deviceGrads(size_t(ranks), nullptr);
@@ -122,12 +130,15 @@ int main(int argc, char** argv) {
   if (!exe) return fail("load", status);
   std::vector<ccopt::RankMemory> memory;
   for (int r = 0; r < ranks; ++r) {
-    void* data = gpu ? deviceGrads[size_t(r)] : grads[size_t(r)].data();
-    memory.push_back({r, {{"grads", {data, grads[size_t(r)].size() * sizeof(float)}}}, gpu ? 0 : -1});
+    float* data = static_cast<float*>(gpu ? deviceGrads[size_t(r)] : grads[size_t(r)].data());
+    memory.push_back({r,
+                      {{"dw", {data, kFeatures * sizeof(float)}}, {"db", {data + kFeatures, sizeof(float)}}},
+                      gpu ? 0 : -1});
   }
   if (auto s = exe->bind(memory); !s.ok()) return fail("bind", s);
-  std::printf("trainer: %d ranks, %s, all-reduce compiled and loaded in %.2f s\n", ranks,
-              gpu ? "virtual ranks on GPU 0" : "host backend", exe->loadSeconds());
+  std::printf("trainer: %d ranks, %s, %zu all-reduce(s) over %zu bucket(s), compiled and loaded in %.2f s\n", ranks,
+              gpu ? "virtual ranks on GPU 0" : "host backend", program.steps.size(), program.buckets.size(),
+              exe->loadSeconds());
 
   // 3. Train: local gradients, ccopt's average, the same update everywhere.
   std::vector<Shard> shards;

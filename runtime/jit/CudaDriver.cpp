@@ -73,6 +73,7 @@ Driver loadDriver(const std::string& libName) {
   resolve(lib, "cuMemFreeHost", d.cuMemFreeHost, e);
   resolve(lib, "cuMemcpyHtoDAsync_v2", d.cuMemcpyHtoDAsync, e);
   resolve(lib, "cuMemcpyDtoHAsync_v2", d.cuMemcpyDtoHAsync, e);
+  resolve(lib, "cuMemcpyDtoDAsync_v2", d.cuMemcpyDtoDAsync, e);
   resolve(lib, "cuMemsetD8_v2", d.cuMemsetD8, e);
   resolve(lib, "cuMemsetD8Async", d.cuMemsetD8Async, e);
   resolve(lib, "cuMemGetAddressRange_v2", d.cuMemGetAddressRange, e);
@@ -244,6 +245,16 @@ bool CudaContext::copyToHost(void* hostPtr, const void* devicePtr, size_t bytes,
   if (!makeCurrent(error)) return false;
   if (CUresult rc = driver().cuMemcpyDtoH(hostPtr, CUdeviceptr(uintptr_t(devicePtr)), bytes); rc != CUDA_SUCCESS) {
     error = driver().describe("cuMemcpyDtoH", rc);
+    return false;
+  }
+  return true;
+}
+
+bool CudaContext::copyAsync(void* dst, const void* src, size_t bytes, void* stream, std::string& error) const {
+  if (!makeCurrent(error)) return false;
+  if (CUresult rc = driver().cuMemcpyDtoDAsync(CUdeviceptr(uintptr_t(dst)), CUdeviceptr(uintptr_t(src)), bytes, stream);
+      rc != CUDA_SUCCESS) {
+    error = driver().describe("cuMemcpyDtoDAsync", rc);
     return false;
   }
   return true;

@@ -60,6 +60,10 @@ public:
   void free(void* devicePtr) const;
   bool copyToDevice(void* devicePtr, const void* hostPtr, size_t bytes, std::string& error) const;
   bool copyToHost(void* hostPtr, const void* devicePtr, size_t bytes, std::string& error) const;
+  /// Enqueues a copy between device buffers (any devices, through unified
+  /// addressing) on `stream` (a CUstream of this context; null: the legacy
+  /// default stream). Does not wait, and may be captured in a CUDA graph.
+  bool copyAsync(void* dst, const void* src, size_t bytes, void* stream, std::string& error) const;
   /// Waits for all work in the context.
   bool synchronize(std::string& error) const;
 

@@ -41,8 +41,28 @@ typedef struct ccopt_executable ccopt_executable;
 /* Compiles the ccl.program in `mlir_text` for machine `topo` (a preset name,
  * or NULL / "" for the program's own world(N)). */
 int ccopt_compile(const char* mlir_text, const char* topo, ccopt_program** out);
+
+/* What ccopt_compile_with takes (ccopt::CompileOptions). Fill it with
+ * ccopt_compile_options_init, then set what differs; NULL strings are "". */
+typedef struct ccopt_compile_options {
+  const char* topo;      /* machine preset, or NULL: the program's world(N) */
+  const char* topo_file; /* or a machine file */
+  int nodes;             /* 1 */
+  long long chunks;      /* 0: automatic */
+  long long channels;    /* 0: automatic */
+  double bucket_cap_mb;  /* > 0: fuse small all_reduces into buckets of up to this many MiB; 0: none */
+  const char* compress;  /* NULL, "f16" or "bf16": the wire type of f32 reductions */
+  const char* profile;   /* compute profile JSON: plan overlap with compute */
+} ccopt_compile_options;
+void ccopt_compile_options_init(ccopt_compile_options* options);
+/* ccopt_compile with every option; a bad option is CCOPT_COMPILE_ERROR
+ * naming its field (ccopt_last_error). */
+int ccopt_compile_with(const char* mlir_text, const ccopt_compile_options* options, ccopt_program** out);
 /* The program's world size, or -1 for NULL. */
 int ccopt_program_ranks(const ccopt_program* program);
+/* Its collectives as run (fused ones count once), and its buckets; -1 for NULL. */
+int ccopt_program_steps(const ccopt_program* program);
+int ccopt_program_buckets(const ccopt_program* program);
 /* Its emitted CUDA source with metadata (valid while the program lives). */
 const char* ccopt_program_source(const ccopt_program* program);
 void ccopt_program_destroy(ccopt_program* program);
