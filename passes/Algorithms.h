@@ -193,7 +193,8 @@ mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc
                                           int64_t channels);
 
 //===----------------------------------------------------------------------===//
-// Node-aware halves, binomial trees, van de Geijn's broadcast (issue 4)
+// Node-aware halves and all-to-all, binomial trees, van de Geijn's
+// broadcast (issue 4)
 //===----------------------------------------------------------------------===//
 
 /// Hierarchical reduce-scatter over nodes of `perNode` ranks (node-major:
@@ -248,6 +249,20 @@ mlir::sched::ProgramOp buildScatterAllGatherBroadcast(mlir::OpBuilder &b,
                                                       const AllReduceShape &shape,
                                                       int64_t root,
                                                       int64_t channels);
+
+/// All-to-all over nodes of `perNode` ranks (node-major): GPU l of each node
+/// gathers from its node-mates (NVLink) the blocks for GPU l of every other
+/// node, then sends each node's P blocks in one message over rail l, straight
+/// into that GPU's output; blocks within a node go directly. N-1 network
+/// messages per rank instead of (N-1)*P. `shape.count` is the whole buffer,
+/// a multiple of the ranks; out of place. Scratch: `count` elements (none
+/// with one node or one GPU per node). Channel c serves the other nodes and
+/// node-mates at offsets 1 + c (mod channels); algorithm "hierarchical".
+mlir::sched::ProgramOp buildHierarchicalAllToAll(mlir::OpBuilder &b,
+                                                 mlir::Location loc,
+                                                 llvm::StringRef name,
+                                                 const AllReduceShape &shape,
+                                                 int64_t perNode, int64_t channels);
 
 } // namespace ccopt
 

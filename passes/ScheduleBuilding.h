@@ -61,6 +61,11 @@ public:
   mlir::AffineExpr alongRail(int64_t hops) const {
     return (rank() + ((hops % M + M) % M) * G) % n;
   }
+  /// The same GPU `hops` (an expression in [0, M]) nodes on, or back.
+  mlir::AffineExpr alongRail(mlir::AffineExpr hops) const { return (rank() + hops * G) % n; }
+  mlir::AffineExpr backAlongRail(mlir::AffineExpr hops) const {
+    return (rank() + n - hops * G) % n;
+  }
   mlir::AffineMapAttr peer(mlir::AffineExpr rank, unsigned numDims) const {
     return mlir::AffineMapAttr::get(mlir::AffineMap::get(numDims, 0, rank));
   }

@@ -1,7 +1,8 @@
 //===- AlgorithmBuildersExecutionTest.cpp - issue 4's builders run --------===//
 //
-// The hierarchical reduce-scatter and all-gather, the binomial broadcast and
-// reduce and van de Geijn's broadcast, built straight from their builders:
+// The hierarchical reduce-scatter, all-gather and all-to-all, the binomial
+// broadcast and reduce and van de Geijn's broadcast, built straight from
+// their builders:
 // each program must pass sched-verify, and its emitted CUDA, compiled for
 // the host backend, must compute the collective (compared with a plain
 // reference, element by element). Then each simulates on a machine, with the
@@ -191,6 +192,24 @@ TEST_F(HostExecutionBuilders, HierarchicalScatterGatherOnMachines) {
           addAllGather(n, *perNode, m, channels);
       }
   }
+  verifyAndRun();
+}
+
+// All-to-all over nodes, in every split of the small worlds and on the
+// machine presets; count is the whole buffer (a block per rank).
+TEST_F(HostExecutionBuilders, HierarchicalAllToAll) {
+  int i = 0;
+  for (auto [n, perNode] : {std::pair{1, 1}, {2, 1}, {2, 2}, {3, 1}, {3, 3}, {5, 1},
+                            {5, 5}, {8, 2}, {8, 4}, {6, 3}, {16, 8}, {24, 8}, {32, 8}})
+    for (int64_t m : {1, 7, 4096 / n + 1}) {
+      int64_t channels = 1 + i++ % 3, count = n * m;
+      add(ccopt::buildHierarchicalAllToAll(
+              b, b.getUnknownLoc(), nextName(),
+              shape(n, count, ccl::ReductionKind::Sum, false), perNode, channels),
+          [=](int r, int64_t e) -> std::optional<float> {
+            return inputValue(int(e / m), r * m + e % m);
+          });
+    }
   verifyAndRun();
 }
 
@@ -414,4 +433,34 @@ TEST_F(AlgorithmBuildersSimulation, BroadcastsAgainstChain) {
     }
   }
 }
+// Measured, a100x8 x4 (best of 1-16 channels): 64 KiB hierarchical 28.5 us
+// vs direct 42.5 (NCCL 24.3, LL); 1 MiB 69 vs 135; 16 MiB 735 vs 1609;
+// 256 MiB 11431 vs 25191: a few large network messages instead of many
+// small ones sharing each NIC.
+TEST_F(AlgorithmBuildersSimulation, HierarchicalAllToAllAgainstDirect) {
+  auto m = machine("a100x8", 4);
+  int64_t n = m.ranks();
+  for (int64_t bytes : {64 * KiB, 1 * MiB, 16 * MiB, 256 * MiB}) {
+    int64_t count = bytes / 4 / n * n;
+    double best = 0, direct = 0;
+    for (int64_t channels : {1, 2, 4, 8, 16}) {
+      double us = time(ccopt::buildHierarchicalAllToAll(b, b.getUnknownLoc(), nextName(),
+                                                        shape(n, count), 8, channels),
+                       m);
+      best = best == 0 ? us : std::min(best, us);
+      us = time(ccopt::buildDirectAllToAll(b, b.getUnknownLoc(), nextName(),
+                                           shape(n, count), channels),
+                m);
+      direct = direct == 0 ? us : std::min(direct, us);
+    }
+    double baseline = nccl(ccl::CollectiveKind::AllToAll, n, count, m);
+    std::cout << llvm::formatv("a100x8 x4, all_to_all {0,9} B: hierarchical {1,8:f1} us, "
+                               "direct {2,8:f1} us, NCCL {3,8:f1} us\n",
+                               bytes, best, direct, baseline)
+                     .str();
+    if (bytes >= MiB)
+      EXPECT_LT(best, direct) << bytes;
+  }
+}
+
 } // namespace
