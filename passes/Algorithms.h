@@ -208,6 +208,78 @@ mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc
                                           const Trees &trees, int64_t chunks,
                                           int64_t channels);
 
+//===----------------------------------------------------------------------===//
+// Node-aware halves and all-to-all, binomial trees, van de Geijn's
+// broadcast (issue 4)
+//===----------------------------------------------------------------------===//
+
+/// Hierarchical reduce-scatter over nodes of `perNode` ranks (node-major:
+/// rank node * perNode + l is GPU l of its node). A direct reduce-scatter
+/// inside each node leaves GPU l with its node's sum of the blocks whose
+/// owners are GPU l of some node; a ring over the nodes' GPUs l (NIC rail
+/// l) then reduce-scatters those blocks. `shape.count` is the block each
+/// rank ends with; the input holds n blocks, rank j's at [j*m, (j+1)*m).
+/// Scratch: n + nodes - 1 blocks at most. Sums go in a fixed order,
+/// so every run gives the same bits. Any perNode dividing n (1 or n: the
+/// flat ring, the direct reduce-scatter). Out of place; algorithm
+/// "hierarchical".
+mlir::sched::ProgramOp buildHierarchicalReduceScatter(
+    mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+    const AllReduceShape &shape, int64_t perNode, int64_t channels);
+/// The mirror image: a ring all-gather of the blocks of GPU l of every
+/// node over rail l, then a direct all-gather inside each node (each block
+/// is passed on inside the node as it arrives). No scratch; algorithm
+/// "hierarchical".
+mlir::sched::ProgramOp buildHierarchicalAllGather(mlir::OpBuilder &b,
+                                                  mlir::Location loc,
+                                                  llvm::StringRef name,
+                                                  const AllReduceShape &shape,
+                                                  int64_t perNode,
+                                                  int64_t channels);
+
+/// Broadcast from schedule rank `root` (with `reduce`: reduce towards it)
+/// along a binomial tree: ceil(log2 n) rounds for any n, rank q (counted
+/// from the root) passing the data to q + 2^j for every 2^j below its
+/// lowest set bit, farthest first. Pipelined in `chunks` pieces over
+/// `channels` channels (clamped so that every piece keeps an element). The
+/// reduce adds each rank's input, then its children's sums nearest first,
+/// and divides once at the root for avg; scratch (ceil(log2 n) + 1) x
+/// count. Every rank gets its own task; algorithm "binomial".
+mlir::sched::ProgramOp buildBinomialBroadcast(mlir::OpBuilder &b,
+                                              mlir::Location loc,
+                                              llvm::StringRef name,
+                                              const AllReduceShape &shape,
+                                              int64_t root, bool reduce,
+                                              int64_t chunks, int64_t channels);
+
+/// Van de Geijn's broadcast for large buffers on fully connected machines:
+/// the root writes block j of n (part j of n, uneven when n does not divide
+/// the count) into rank j's output, then every rank other than the root
+/// writes its block into the output of every other rank but the root, and
+/// the root writes its own block into every rank's. Each channel takes a
+/// contiguous slice of the buffer, split into the n blocks. No scratch;
+/// every rank gets its own task; algorithm "scatter_allgather".
+mlir::sched::ProgramOp buildScatterAllGatherBroadcast(mlir::OpBuilder &b,
+                                                      mlir::Location loc,
+                                                      llvm::StringRef name,
+                                                      const AllReduceShape &shape,
+                                                      int64_t root,
+                                                      int64_t channels);
+
+/// All-to-all over nodes of `perNode` ranks (node-major): GPU l of each node
+/// gathers from its node-mates (NVLink) the blocks for GPU l of every other
+/// node, then sends each node's P blocks in one message over rail l, straight
+/// into that GPU's output; blocks within a node go directly. N-1 network
+/// messages per rank instead of (N-1)*P. `shape.count` is the whole buffer,
+/// a multiple of the ranks; out of place. Scratch: `count` elements (none
+/// with one node or one GPU per node). Channel c serves the other nodes and
+/// node-mates at offsets 1 + c (mod channels); algorithm "hierarchical".
+mlir::sched::ProgramOp buildHierarchicalAllToAll(mlir::OpBuilder &b,
+                                                 mlir::Location loc,
+                                                 llvm::StringRef name,
+                                                 const AllReduceShape &shape,
+                                                 int64_t perNode, int64_t channels);
+
 } // namespace ccopt
 
 #endif

@@ -15,33 +15,6 @@ using namespace mlir;
 using namespace mlir::sched;
 using namespace ccopt::detail;
 
-namespace {
-
-/// Starts a task (one rank, or every rank) and a loop over the chunks; the
-/// builder inserts into the loop until the guard goes.
-LoopOp taskWithChunkLoop(OpBuilder &b, Location loc, int64_t channel,
-                         std::optional<int64_t> rank, int64_t chunks) {
-  auto task = TaskOp::create(b, loc, channel,
-                             rank ? b.getI64IntegerAttr(*rank) : IntegerAttr(),
-                             DenseI64ArrayAttr());
-  task.getBody().emplaceBlock();
-  b.setInsertionPointToStart(&task.getBody().front());
-  auto loop = LoopOp::create(b, loc, 0, chunks);
-  loop.getBody().emplaceBlock();
-  b.setInsertionPointToStart(&loop.getBody().front());
-  return loop;
-}
-
-/// Clamps channels and chunks so every piece keeps an element.
-std::pair<int64_t, int64_t> clampPieces(int64_t count, int64_t chunks,
-                                        int64_t channels) {
-  int64_t numChannels = std::min<int64_t>(channels, std::max<int64_t>(1, count));
-  int64_t numChunks = std::max<int64_t>(1, std::min<int64_t>(chunks, count / numChannels));
-  return {numChannels, numChunks};
-}
-
-} // namespace
-
 ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
                                      const AllReduceShape &shape, int64_t root,
                                      bool reduce, int64_t chunks, int64_t channels,

@@ -25,11 +25,11 @@ using namespace ccopt::detail;
 
 namespace {
 
-class HierarchicalBuilder {
+class HierarchicalBuilder : NodeMajorRanks {
 public:
   HierarchicalBuilder(OpBuilder &b, Location loc, ProgramOp program, int64_t G,
                       int64_t C, int64_t slots, int64_t subparts, int64_t channel)
-      : b(b), loc(loc), ctx(b.getContext()), n(program.getRanks()), G(G), M(n / G),
+      : NodeMajorRanks(b.getContext(), program.getRanks(), G), b(b), loc(loc),
         C(C), slots(slots), K(subparts), ch(channel),
         finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()) {}
 
@@ -43,15 +43,7 @@ public:
   }
 
 private:
-  AffineExpr rank() { return getAffineDimExpr(0, ctx); }
   AffineExpr step() { return getAffineDimExpr(1, ctx); }
-  AffineExpr local() { return rank() % G; }
-  AffineExpr node() { return rank().floorDiv(G); }
-  /// The rank of GPU `gpu` (mod G) on this rank's node.
-  AffineExpr onNode(AffineExpr gpu) { return node() * G + gpu % G; }
-  AffineMapAttr peer(AffineExpr rank, unsigned dims) {
-    return AffineMapAttr::get(AffineMap::get(dims, 0, rank));
-  }
 
   /// Block j (G blocks per channel) of the input or output.
   PartAttr block(BufferKind kind, AffineExpr j, unsigned dims) {
@@ -105,8 +97,8 @@ private:
   void interRing() {
     // A ring over the nodes on block l, in M subparts: reduce-scatter, then
     // all-gather, as the flat ring does.
-    AffineMapAttr next = peer((rank() + G) % n, 1), prev = peer((rank() + n - G) % n, 1);
-    AffineMapAttr nextS = peer((rank() + G) % n, 2), prevS = peer((rank() + n - G) % n, 2);
+    AffineMapAttr next = peer(alongRail(1), 1), prev = peer(alongRail(-1), 1);
+    AffineMapAttr nextS = peer(alongRail(1), 2), prevS = peer(alongRail(-1), 2);
     AffineExpr m = node();
     SendOp::create(b, loc, sub(BufferKind::Output, m, 1), next,
                    sub(BufferKind::Scratch, m, 1));
@@ -154,8 +146,7 @@ private:
 
   OpBuilder &b;
   Location loc;
-  MLIRContext *ctx;
-  int64_t n, G, M, C, slots, K, ch;
+  int64_t C, slots, K, ch;
   bool finalize;
 };
 

@@ -55,3 +55,23 @@ TaskOp ccopt::detail::buildTask(OpBuilder &b, Location loc, ProgramOp program,
 AffineMapAttr ccopt::detail::ringPeer(AffineExpr rank, int64_t n, unsigned numDims) {
   return AffineMapAttr::get(AffineMap::get(numDims, 0, rank % n));
 }
+
+std::pair<int64_t, int64_t> ccopt::detail::clampPieces(int64_t count, int64_t chunks,
+                                                       int64_t channels) {
+  int64_t numChannels = std::min<int64_t>(channels, std::max<int64_t>(1, count));
+  int64_t numChunks = std::max<int64_t>(1, std::min<int64_t>(chunks, count / numChannels));
+  return {numChannels, numChunks};
+}
+
+LoopOp ccopt::detail::taskWithChunkLoop(OpBuilder &b, Location loc, int64_t channel,
+                                        std::optional<int64_t> rank, int64_t chunks) {
+  auto task = TaskOp::create(b, loc, channel,
+                             rank ? b.getI64IntegerAttr(*rank) : IntegerAttr(),
+                             DenseI64ArrayAttr());
+  task.getBody().emplaceBlock();
+  b.setInsertionPointToStart(&task.getBody().front());
+  auto loop = LoopOp::create(b, loc, 0, chunks);
+  loop.getBody().emplaceBlock();
+  b.setInsertionPointToStart(&loop.getBody().front());
+  return loop;
+}

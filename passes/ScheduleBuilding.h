@@ -1,7 +1,7 @@
 //===- ScheduleBuilding.h - pieces every schedule builder uses ----*- C++ -*-===//
 //
 // Internal to the algorithm builders (RingAllReduce.cpp, RingScatterGather.cpp,
-// TreeAllReduce.cpp, ChainAndPairwise.cpp).
+// TreeAllReduce.cpp, ChainAndPairwise.cpp, HierarchicalAllReduce.cpp, ...).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +32,48 @@ mlir::sched::TaskOp buildTask(mlir::OpBuilder &b, mlir::Location loc,
 
 /// `rank mod n` as a peer map over `numDims` dimensions.
 mlir::AffineMapAttr ringPeer(mlir::AffineExpr rank, int64_t n, unsigned numDims);
+
+/// {channels, chunks} clamped so that every piece of `count` elements keeps
+/// an element.
+std::pair<int64_t, int64_t> clampPieces(int64_t count, int64_t chunks,
+                                        int64_t channels);
+
+/// Starts a task (one rank, or every rank) and a loop over the chunks; the
+/// builder inserts into the loop until the guard goes.
+mlir::sched::LoopOp taskWithChunkLoop(mlir::OpBuilder &b, mlir::Location loc,
+                                      int64_t channel, std::optional<int64_t> rank,
+                                      int64_t chunks);
+
+/// Ranks node-major in nodes of G: rank d0 is GPU d0 mod G of node
+/// d0 floordiv G, and the GPUs of the same index share a NIC rail. Affine
+/// expressions over d0 for the node-aware builders.
+class NodeMajorRanks {
+public:
+  NodeMajorRanks(mlir::MLIRContext *ctx, int64_t ranks, int64_t perNode)
+      : ctx(ctx), n(ranks), G(perNode), M(ranks / perNode) {}
+
+  mlir::AffineExpr rank() const { return mlir::getAffineDimExpr(0, ctx); }
+  mlir::AffineExpr local() const { return rank() % G; }
+  mlir::AffineExpr node() const { return rank().floorDiv(G); }
+  /// The rank of GPU `gpu` (mod G) on this rank's node.
+  mlir::AffineExpr onNode(mlir::AffineExpr gpu) const { return node() * G + gpu % G; }
+  /// The same GPU `hops` nodes on (mod the nodes): along its rail.
+  mlir::AffineExpr alongRail(int64_t hops) const {
+    return (rank() + ((hops % M + M) % M) * G) % n;
+  }
+  /// The same GPU `hops` (an expression in [0, M]) nodes on, or back.
+  mlir::AffineExpr alongRail(mlir::AffineExpr hops) const { return (rank() + hops * G) % n; }
+  mlir::AffineExpr backAlongRail(mlir::AffineExpr hops) const {
+    return (rank() + n - hops * G) % n;
+  }
+  mlir::AffineMapAttr peer(mlir::AffineExpr rank, unsigned numDims) const {
+    return mlir::AffineMapAttr::get(mlir::AffineMap::get(numDims, 0, rank));
+  }
+
+protected:
+  mlir::MLIRContext *ctx;
+  int64_t n, G, M;
+};
 
 /// `sched.loop lower to upper` around what `body` builds (nothing when the
 /// range is empty); `b` comes back to where it was.

@@ -1,0 +1,129 @@
+//===- HierarchicalAllToAll.cpp - node-aware all-to-all -------------------===//
+//
+// N nodes of P GPUs (rank v*P + l is GPU l of node v). A flat all-to-all
+// sends n-1 small messages per rank, (N-1)*P of them over the network. Here
+// GPU l of node v first gathers, from every GPU of its node, the blocks for
+// GPU l of each other node u (over NVLink, into a scratch segment per u),
+// then sends each segment in one message over rail l: the P blocks from node
+// v are exactly the output blocks [v*P, (v+1)*P) of GPU l of node u, so they
+// land where they belong and need no scatter. Blocks for the own node go
+// straight into the node-mates' outputs. Network messages per rank: N-1, of
+// P blocks each.
+//
+// Channels split the work instead of the blocks (a segment must stay one
+// contiguous message): channel c takes the nodes v+s and node-mates l+t with
+// s, t = 1 + c (mod channels).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/ScheduleBuilding.h"
+
+using namespace mlir;
+using namespace mlir::sched;
+using namespace ccopt::detail;
+
+namespace {
+
+class HierarchicalAllToAllBuilder : NodeMajorRanks {
+public:
+  HierarchicalAllToAllBuilder(OpBuilder &b, Location loc, ProgramOp program,
+                              int64_t P, int64_t C, int64_t channel)
+      : NodeMajorRanks(b.getContext(), program.getRanks(), P), b(b), loc(loc), C(C),
+        ch(channel), staged(program.getScratchCount() > 0) {}
+
+  void build() {
+    if (ch == 0)
+      CopyOp::create(b, loc, block(BufferKind::Input, rank(), 1),
+                     block(BufferKind::Output, rank(), 1));
+    // What node-mates need for the other nodes, in the order their rail
+    // sends go; then the own node's blocks.
+    forThisChannel(M, [&](AffineExpr s) {
+      buildLoop(b, loc, 1, G, [&] {
+        AffineExpr t = dim(2), u = (node() + s) % M;
+        SendOp::create(b, loc, block(BufferKind::Input, u * G + (local() + t) % G, 3),
+                       peer(onNode(local() + t), 3),
+                       block(BufferKind::Scratch, u * G + local(), 3));
+      });
+    });
+    forThisChannel(G, [&](AffineExpr t) {
+      SendOp::create(b, loc, block(BufferKind::Input, node() * G + (local() + t) % G, 2),
+                     peer(onNode(local() + t), 2),
+                     block(BufferKind::Output, node() * G + local(), 2));
+    });
+    // Node v+s's segment: the node-mates' blocks, this GPU's own, then one
+    // message over the rail into its output segment v.
+    forThisChannel(M, [&](AffineExpr s) {
+      AffineExpr u = (node() + s) % M;
+      PartAttr source = segment(BufferKind::Input, u, 2);
+      if (staged) {
+        buildLoop(b, loc, 1, G, [&] {
+          AffineExpr t = dim(2);
+          RecvOp::create(b, loc, peer(onNode(local() - t + G), 3),
+                         block(BufferKind::Scratch, u * G + (local() - t + G) % G, 3));
+        });
+        CopyOp::create(b, loc, block(BufferKind::Input, u * G + local(), 2),
+                       block(BufferKind::Scratch, u * G + local(), 2));
+        source = segment(BufferKind::Scratch, u, 2);
+      }
+      SendOp::create(b, loc, source, peer(alongRail(s), 2),
+                     segment(BufferKind::Output, node(), 2));
+    });
+    forThisChannel(G, [&](AffineExpr t) {
+      RecvOp::create(b, loc, peer(onNode(local() - t + G), 2),
+                     block(BufferKind::Output, node() * G + (local() - t + G) % G, 2));
+    });
+    forThisChannel(M, [&](AffineExpr s) {
+      RecvOp::create(b, loc, peer(backAlongRail(s), 2),
+                     segment(BufferKind::Output, (node() - s + M) % M, 2));
+    });
+  }
+
+private:
+  AffineExpr dim(unsigned i) { return getAffineDimExpr(i, ctx); }
+  /// Block j of n of a buffer.
+  PartAttr block(BufferKind kind, AffineExpr j, unsigned dims) {
+    return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, j), n);
+  }
+  /// Node u's P blocks, [u*P, (u+1)*P).
+  PartAttr segment(BufferKind kind, AffineExpr u, unsigned dims) {
+    return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, u), M);
+  }
+  /// `body(x)` (in dimension 1) for x in [1, upper) with x = 1 + ch mod C.
+  template <typename Fn> void forThisChannel(int64_t upper, Fn body) {
+    int64_t first = 1 + ch;
+    if (first >= upper)
+      return;
+    buildLoop(b, loc, 0, (upper - first + C - 1) / C,
+              [&] { body(dim(1) * C + first); });
+  }
+
+  OpBuilder &b;
+  Location loc;
+  int64_t C, ch;
+  bool staged;
+};
+
+} // namespace
+
+ProgramOp ccopt::buildHierarchicalAllToAll(OpBuilder &b, Location loc, StringRef name,
+                                           const AllReduceShape &shape,
+                                           int64_t perNode, int64_t channels) {
+  int64_t n = shape.ranks, P = perNode, N = n / P;
+  assert(P >= 1 && n % P == 0 && "nodes must hold the same number of ranks");
+  assert(shape.count % n == 0 && "the buffer holds a block per rank");
+  assert(!shape.inPlace && "blocks land before their owners have sent them");
+  // Every channel gets a node or a node-mate to serve.
+  int64_t C = std::clamp<int64_t>(channels, 1, std::max<int64_t>({N - 1, P - 1, 1}));
+  // Staging for the segments sent over the rails (not needed with one GPU
+  // per node: a segment is then one input block).
+  int64_t scratch = N > 1 && P > 1 ? shape.count : 0;
+  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllToAll, shape,
+                              /*hasRedop=*/false, shape.count, shape.count, scratch,
+                              std::nullopt, "hierarchical", C, 1);
+  OpBuilder::InsertionGuard guard(b);
+  for (int64_t ch = 0; ch < C; ++ch) {
+    buildTask(b, loc, program, ch);
+    HierarchicalAllToAllBuilder(b, loc, program, P, C, ch).build();
+  }
+  return program;
+}
