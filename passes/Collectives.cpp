@@ -77,16 +77,18 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
                                         "oneshot", "twoshot",
                                         "recursive_doubling", "hierarchical",
                                         "hierarchical_rd"};
-  static const StringRef halves[] = {"ring", "direct"};
-  static const StringRef rooted[] = {"chain", "direct"};
-  static const StringRef allToAll[] = {"pairwise", "direct"};
+  static const StringRef halves[] = {"ring", "direct", "hierarchical"};
+  static const StringRef broadcast[] = {"chain", "direct", "binomial",
+                                        "scatter_allgather"};
+  static const StringRef reduce[] = {"chain", "direct", "binomial"};
+  static const StringRef allToAll[] = {"pairwise", "direct", "hierarchical"};
   static const StringRef pointToPoint[] = {"direct"};
   switch (kind) {
   case K::AllReduce: return allReduce;
   case K::ReduceScatter:
   case K::AllGather: return halves;
-  case K::Broadcast:
-  case K::Reduce: return rooted;
+  case K::Broadcast: return broadcast;
+  case K::Reduce: return reduce;
   case K::AllToAll: return allToAll;
   case K::SendRecv: return pointToPoint;
   default: return {};
@@ -94,7 +96,7 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
 }
 
 std::string algorithmUnsupported(K kind, StringRef algorithm, ArrayRef<int> ranks,
-                                 const topo::Machine *machine) {
+                                 const topo::Machine *machine, bool inPlace) {
   int64_t n = ranks.size();
   if (!llvm::is_contained(algorithmsFor(kind), algorithm))
     return ("unknown " + ccl::stringifyCollectiveKind(kind) + " algorithm '" +
@@ -106,6 +108,8 @@ std::string algorithmUnsupported(K kind, StringRef algorithm, ArrayRef<int> rank
            std::to_string(n);
   if (!algorithm.starts_with("hierarchical"))
     return "";
+  if (kind == K::AllToAll && inPlace)
+    return "the hierarchical all_to_all needs distinct input and output buffers";
   std::optional<int64_t> perNode = machine ? ranksPerNode(*machine, ranks) : std::nullopt;
   if (!perNode)
     return (algorithm + " needs a machine whose nodes each hold the same number "
@@ -128,6 +132,7 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
                    : RingOrders();
   };
   bool reduce = c.kind == K::Reduce;
+  auto perNode = [&] { return *ranksPerNode(*machine, c.ranks); };
   switch (c.kind) {
   case K::AllReduce:
     if (algorithm == "tree")
@@ -142,22 +147,30 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "recursive_doubling")
       return buildRecursiveDoublingAllReduce(b, loc, name, shape, channels);
     if (algorithm.starts_with("hierarchical"))
-      return buildHierarchicalAllReduce(b, loc, name, shape,
-                                        *ranksPerNode(*machine, c.ranks),
+      return buildHierarchicalAllReduce(b, loc, name, shape, perNode(),
                                         algorithm == "hierarchical", channels);
     return buildRingAllReduce(b, loc, name, shape, chunks, channels, orders());
   case K::ReduceScatter:
     if (algorithm == "direct")
       return buildDirectReduceScatter(b, loc, name, shape, channels);
+    if (algorithm == "hierarchical")
+      return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(), channels);
     return buildRingReduceScatter(b, loc, name, shape, chunks, channels, orders());
   case K::AllGather:
     if (algorithm == "direct")
       return buildDirectAllGather(b, loc, name, shape, channels);
+    if (algorithm == "hierarchical")
+      return buildHierarchicalAllGather(b, loc, name, shape, perNode(), channels);
     return buildRingAllGather(b, loc, name, shape, chunks, channels, orders());
   case K::Broadcast:
   case K::Reduce:
     if (algorithm == "direct")
       return buildDirectBroadcast(b, loc, name, shape, c.root, reduce, channels);
+    if (algorithm == "binomial")
+      return buildBinomialBroadcast(b, loc, name, shape, c.root, reduce, chunks,
+                                    channels);
+    if (algorithm == "scatter_allgather")
+      return buildScatterAllGatherBroadcast(b, loc, name, shape, c.root, channels);
     return buildChainBroadcast(b, loc, name, shape, c.root, reduce, chunks,
                                channels, orders());
   case K::SendRecv:
@@ -165,6 +178,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
   default:
     if (algorithm == "direct")
       return buildDirectAllToAll(b, loc, name, shape, channels);
+    if (algorithm == "hierarchical")
+      return buildHierarchicalAllToAll(b, loc, name, shape, perNode(), channels);
     return buildPairwiseAllToAll(b, loc, name, shape);
   }
 }

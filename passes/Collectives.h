@@ -36,11 +36,12 @@ mlir::FailureOr<Collective> describeCollective(mlir::Operation *op);
 llvm::ArrayRef<llvm::StringRef> algorithmsFor(mlir::ccl::CollectiveKind kind);
 
 /// Why `algorithm` cannot build a `kind` among `ranks` (world ranks in
-/// schedule order) on `machine` (null: none), or "" when it can.
+/// schedule order) on `machine` (null: none), `inPlace` or not, or "" when
+/// it can.
 std::string algorithmUnsupported(mlir::ccl::CollectiveKind kind,
                                  llvm::StringRef algorithm,
                                  llvm::ArrayRef<int> ranks,
-                                 const topo::Machine *machine);
+                                 const topo::Machine *machine, bool inPlace);
 
 /// Builds `c` with `algorithm` (supported, see algorithmUnsupported) in
 /// `chunks` pipelined pieces (where the algorithm pipelines) over

@@ -152,7 +152,8 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
                             : ccopt::algorithmsFor(collective->kind).front();
     const ccopt::topo::Machine *onMachine = machine ? &*machine : nullptr;
     std::string unsupported = ccopt::algorithmUnsupported(
-        collective->kind, algo, collective->ranks, onMachine);
+        collective->kind, algo, collective->ranks, onMachine,
+        collective->shape.inPlace);
     if (!unsupported.empty()) {
       op->emitError(unsupported);
       return signalPassFailure();

@@ -105,6 +105,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     if (algorithm == "tree" || algorithm == "chain" ||
         c.kind == ccl::CollectiveKind::SendRecv)
       return 4;
+    if (algorithm == "binomial")
+      return 2 * llvm::Log2_64_Ceil(n) + 2;
     if (algorithm == "recursive_doubling")
       return 3 * llvm::Log2_64(n);
     if (perNode && algorithm.starts_with("hierarchical"))
@@ -120,8 +122,12 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     if (algorithm == "oneshot" || algorithm == "twoshot" ||
         (algorithm == "direct" && c.kind == ccl::CollectiveKind::Reduce))
       return n * c.bytes;
-    if (algorithm == "direct" && c.kind == ccl::CollectiveKind::ReduceScatter)
+    if ((algorithm == "direct" || algorithm == "hierarchical") &&
+        (c.kind == ccl::CollectiveKind::ReduceScatter ||
+         c.kind == ccl::CollectiveKind::AllToAll))
       return c.bytes;
+    if (algorithm == "binomial" && c.kind == ccl::CollectiveKind::Reduce)
+      return (llvm::Log2_64_Ceil(n) + 1) * c.bytes;
     if (allReduce && algorithm == "recursive_doubling")
       return llvm::Log2_64(n) * c.bytes;
     if (allReduce && perNode && algorithm.starts_with("hierarchical"))
@@ -143,7 +149,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         continue; // a tree of two is the ring
       if (n < 2 && algorithm != algorithms.front())
         continue;
-      if (!algorithmUnsupported(c.kind, algorithm, c.ranks, &machine).empty())
+      if (!algorithmUnsupported(c.kind, algorithm, c.ranks, &machine,
+                                c.shape.inPlace)
+               .empty())
         continue;
       // The direct algorithms (and the others' scratch copies) win on
       // latency, for small buffers and worlds.
@@ -152,9 +160,11 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       if ((direct && n > kDirectMaxRanks) ||
           scratchBytes(c, algorithm, perNode) > kDirectScratchBytes)
         continue;
-      // Only rings, trees, chains and point to point pipeline in chunks.
+      // Only rings, trees, chains, binomial trees and point to point
+      // pipeline in chunks.
       bool pipelined = algorithm == "ring" || algorithm == "tree" ||
-                       algorithm == "chain" || c.kind == ccl::CollectiveKind::SendRecv;
+                       algorithm == "chain" || algorithm == "binomial" ||
+                       c.kind == ccl::CollectiveKind::SendRecv;
       int64_t maxChunks = pipelined ? 256 : 1;
       std::optional<Choice> bestHere;
       for (int64_t channels = 1; channels <= maxChannels; channels *= 2) {

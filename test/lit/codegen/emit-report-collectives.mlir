@@ -14,10 +14,10 @@
 // TABLE-NEXT: # size(B) {{.*}} vs_plain collective root
 // TABLE-NEXT: 1048576 262144 f32 sum {{ring|direct}} {{LL|Simple}} [[#]] [[#]] {{[0-9. ]+}} ring/{{LL|LL128|Simple}} {{.*}} reduce_scatter -1
 // TABLE-NEXT: 1048576 262144 f32 none {{ring|direct}} {{LL|Simple}} [[#]] [[#]] {{[0-9. ]+}} ring/{{LL|LL128|Simple}} {{.*}} all_gather -1
-// TABLE-NEXT: 65536 16384 f32 none {{chain|direct}} {{LL|Simple}} [[#]] [[#]] {{[0-9. ]+}} chain/{{LL|LL128|Simple}} {{.*}} broadcast 2
-// TABLE-NEXT: 65536 16384 f32 max {{chain|direct}} {{LL|Simple}} [[#]] [[#]] {{[0-9. ]+}} chain/{{LL|LL128|Simple}} {{.*}} reduce 5
+// TABLE-NEXT: 65536 16384 f32 none {{chain|direct|binomial|scatter_allgather}} {{LL|Simple}} [[#]] [[#]] {{[0-9. ]+}} chain/{{LL|LL128|Simple}} {{.*}} broadcast 2
+// TABLE-NEXT: 65536 16384 f32 max {{chain|direct|binomial}} {{LL|Simple}} [[#]] [[#]] {{[0-9. ]+}} chain/{{LL|LL128|Simple}} {{.*}} reduce 5
 // TABLE-NEXT: 262144 65536 f32 none {{pairwise|direct}} {{LL|Simple}} [[#]] [[#]] {{[0-9. ]+}} direct/{{LL|Simple}} {{.*}} all_to_all -1
-// TABLE-NEXT: 4096 1024 f32 none direct Simple [[#]] [[#]] {{[0-9. ]+}} direct/{{LL|Simple}} {{.*}} send_recv -1
+// TABLE-NEXT: 4096 1024 f32 none direct {{LL|Simple}} [[#]] [[#]] {{[0-9. ]+}} direct/{{LL|Simple}} {{.*}} send_recv -1
 // TABLE-NEXT: 0 0 {{[a-z0-9]+}} none dissemination Simple 1 1 {{.*}} barrier -1
 
 // JSON: the schema's keys on every row, NCCL's algorithm per collective,
@@ -33,10 +33,10 @@
 // whole blocks where the collective splits its buffer.
 // RUN: ccopt %s --topo a100x8 --emit=report --report-format=json --sweep=1K:4K | python3 -c "import json,sys; d=json.load(sys.stdin); got=[(r['collective'], r['size_bytes']) for r in d['rows']]; want=[(c, s) for c in ['reduce_scatter','all_gather','broadcast','reduce','all_to_all','send_recv'] for s in (1024, 2048, 4096)]; assert got == want, got"
 // RUN: ccopt %s --topo pcie4x8 --emit=report --sweep=64M:64M | FileCheck %s --check-prefix=SWEEP
-// SWEEP: 67108864 16777216 f32 sum {{ring|direct}} {{.*}} reduce_scatter -1
-// SWEEP: 67108864 16777216 f32 none {{ring|direct}} {{.*}} all_gather -1
-// SWEEP: 67108864 16777216 f32 none {{chain|direct}} {{.*}} broadcast 2
-// SWEEP: 67108864 16777216 f32 max {{chain|direct}} {{.*}} reduce 5
+// SWEEP: 67108864 16777216 f32 sum {{ring|direct|hierarchical}} {{.*}} reduce_scatter -1
+// SWEEP: 67108864 16777216 f32 none {{ring|direct|hierarchical}} {{.*}} all_gather -1
+// SWEEP: 67108864 16777216 f32 none {{chain|direct|binomial|scatter_allgather}} {{.*}} broadcast 2
+// SWEEP: 67108864 16777216 f32 max {{chain|direct|binomial}} {{.*}} reduce 5
 // SWEEP: 67108864 16777216 f32 none {{.*}} all_to_all -1
 // SWEEP: 67108864 16777216 f32 none direct {{.*}} send_recv -1
 // SWEEP-NOT: barrier

@@ -1,10 +1,21 @@
 // Every collective names its own algorithms: another's is a located error.
 // RUN: not ccopt %s --ccl-lower-to-sched 2>&1 | FileCheck %s
-// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown reduce_scatter algorithm 'tree' (expected one of: ring, direct)
-// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown broadcast algorithm 'ring' (expected one of: chain, direct)
+// RUN: not ccopt %s --ccl-lower-to-sched="topo=a100x8 nodes=2" 2>&1 | FileCheck %s --check-prefix=NODES
+// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown reduce_scatter algorithm 'tree' (expected one of: ring, direct, hierarchical)
+// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown broadcast algorithm 'ring' (expected one of: chain, direct, binomial, scatter_allgather)
 ccl.program @q world(4) {
   %big = ccl.buffer "big" : !ccl.buffer<256xf32>
   %small = ccl.buffer "small" : !ccl.buffer<64xf32>
   ccl.reduce_scatter sum %big -> %small {algorithm = "tree"} : !ccl.buffer<256xf32> -> !ccl.buffer<64xf32>
   ccl.broadcast %small -> %small root 1 {algorithm = "ring"} : !ccl.buffer<64xf32> -> !ccl.buffer<64xf32>
+}
+
+// The node-aware algorithms need nodes, and the all-to-all distinct buffers.
+// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: hierarchical needs a machine whose nodes each hold the same number (at least 2) of the ranks, node by node, on at least 2 nodes
+// NODES: others-invalid.mlir:[[# @LINE + 5]]:3: error: the hierarchical all_to_all needs distinct input and output buffers
+ccl.program @r world(16) {
+  %a = ccl.buffer "a" : !ccl.buffer<256xf32>
+  %b = ccl.buffer "b" : !ccl.buffer<16xf32>
+  ccl.all_gather %b -> %a {algorithm = "hierarchical"} : !ccl.buffer<16xf32> -> !ccl.buffer<256xf32>
+  ccl.all_to_all %a -> %a {algorithm = "hierarchical"} : !ccl.buffer<256xf32> -> !ccl.buffer<256xf32>
 }

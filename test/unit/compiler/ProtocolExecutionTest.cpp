@@ -246,7 +246,7 @@ TEST_F(ProtocolExecution, AvgAndCompressedWireInLL) {
 TEST_F(ProtocolExecution, ReduceScatterAndAllGatherInLL) {
   std::string text;
   int index = 0;
-  auto algorithms = ccopt::algorithmsFor(ccl::CollectiveKind::ReduceScatter);
+  auto algorithms = ccopt::algorithmsFor(ccl::CollectiveKind::ReduceScatter).drop_back(); // not hierarchical
   for (auto [t, type] : llvm::enumerate(kTypes))
     for (int n : {2, 3, 5, 8}) {
       int64_t m = (t + n) % 3 == 0 ? 1 : (t + n) % 3 == 1 ? 7 : 333;
@@ -267,8 +267,8 @@ TEST_F(ProtocolExecution, ReduceScatterAndAllGatherInLL) {
 TEST_F(ProtocolExecution, RootedAndAllToAllInLL) {
   std::string text;
   int index = 0;
-  auto rooted = ccopt::algorithmsFor(ccl::CollectiveKind::Broadcast);
-  auto allToAll = ccopt::algorithmsFor(ccl::CollectiveKind::AllToAll);
+  auto rooted = ccopt::algorithmsFor(ccl::CollectiveKind::Reduce);
+  auto allToAll = ccopt::algorithmsFor(ccl::CollectiveKind::AllToAll).drop_back(); // not hierarchical
   for (auto [t, type] : llvm::enumerate(kTypes))
     for (int n : {2, 3, 5, 8}) {
       int64_t m = (t + n) % 3 == 0 ? 1 : (t + n) % 3 == 1 ? 7 : 301;
@@ -288,6 +288,33 @@ TEST_F(ProtocolExecution, RootedAndAllToAllInLL) {
           allToAll[(t + n) % allToAll.size()]);
     }
   runAll(text, {"", "", 1, 3, 2}, 5 * index);
+}
+
+// The node-aware halves and all-to-all on two a100x8 nodes, and the
+// binomial and scatter + all-gather trees, under LL.
+TEST_F(ProtocolExecution, NodeAwareAndTreeAlgorithmsInLL) {
+  std::string text;
+  int index = 0;
+  const int n = 16;
+  for (auto [t, type] : llvm::enumerate(llvm::ArrayRef(kTypes).take_back(5)))
+    for (int64_t m : {1, 7, 301}) {
+      int root = int(t * 5 + m) % n;
+      std::string big = bufferType(n * m, type), small = bufferType(m, type);
+      text += llvm::formatv(
+          "ccl.program @h{0} world({1}) {{\n"
+          "  %big = ccl.buffer \"big\" : {2}\n"
+          "  %big2 = ccl.buffer \"big2\" : {2}\n"
+          "  %small = ccl.buffer \"small\" : {3}\n"
+          "  ccl.reduce_scatter sum %big -> %small {{algorithm = \"hierarchical\", protocol = \"ll\"} : {2} -> {3}\n"
+          "  ccl.all_gather %small -> %big {{algorithm = \"hierarchical\", protocol = \"ll\"} : {3} -> {2}\n"
+          "  ccl.all_to_all %big -> %big2 {{algorithm = \"hierarchical\", protocol = \"ll\"} : {2} -> {2}\n"
+          "  ccl.broadcast %big -> %big2 root {4} {{algorithm = \"binomial\", protocol = \"ll\"} : {2} -> {2}\n"
+          "  ccl.broadcast %big -> %big root {4} {{algorithm = \"scatter_allgather\", protocol = \"ll\"} : {2} -> {2}\n"
+          "  ccl.reduce max %big -> %big2 root {4} {{algorithm = \"binomial\", protocol = \"ll\"} : {2} -> {2}\n"
+          "}\n",
+          index++, n, big, small, root);
+    }
+  runAll(text, {"a100x8", "", 2, /*chunks=*/3, /*channels=*/2}, 6 * index);
 }
 
 // Pipelines longer than the mailbox (kLLSlots per channel and sender):
