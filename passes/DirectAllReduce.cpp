@@ -130,8 +130,12 @@ ProgramOp ccopt::buildRecursiveDoublingAllReduce(OpBuilder &b, Location loc,
   int64_t n = shape.ranks;
   assert(llvm::isPowerOf2_64(n) && "recursive doubling needs a power-of-two world");
   int64_t rounds = llvm::Log2_64(n);
+  // Over a narrow wire each side rounds its own value too (in a slot of its
+  // own), so that both partners add the same two values: identical bits.
+  bool roundOwn = shape.wire && shape.wire != shape.elementType;
+  int64_t slots = rounds + roundOwn;
   auto program = buildDirectProgram(b, loc, name, shape, "recursive_doubling",
-                                    channels, 1, rounds);
+                                    channels, 1, slots);
   if (n == 1)
     return program;
   int64_t C = program.getChannels();
@@ -146,9 +150,14 @@ ProgramOp ccopt::buildRecursiveDoublingAllReduce(OpBuilder &b, Location loc,
       AffineExpr partner = d.rank() + bit - (d.rank().floorDiv(bit) % 2) * (2 * bit);
       auto peer = AffineMapAttr::get(AffineMap::get(1, 0, partner));
       PartAttr mine = whole(k == 0 ? BufferKind::Input : BufferKind::Output);
-      PartAttr slot = d.part(BufferKind::Scratch, d.constant(k * C + ch), rounds * C, 1);
+      PartAttr slot = d.part(BufferKind::Scratch, d.constant(k * C + ch), slots * C, 1);
       SendOp::create(b, loc, mine, peer, slot);
       RecvOp::create(b, loc, peer, slot);
+      if (roundOwn) {
+        PartAttr own = d.part(BufferKind::Scratch, d.constant(rounds * C + ch), slots * C, 1);
+        CopyOp::create(b, loc, mine, own);
+        mine = own;
+      }
       ReduceOp::create(b, loc, mine, slot, whole(BufferKind::Output),
                        k == rounds - 1 && d.finalize ? b.getUnitAttr() : UnitAttr());
     }

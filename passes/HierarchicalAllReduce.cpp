@@ -31,7 +31,8 @@ public:
                       int64_t C, int64_t slots, int64_t subparts, int64_t channel)
       : NodeMajorRanks(b.getContext(), program.getRanks(), G), b(b), loc(loc),
         C(C), slots(slots), K(subparts), ch(channel),
-        finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()) {}
+        finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()),
+        roundOwn(static_cast<bool>(program.getWire())) {}
 
   void build(bool ringBetweenNodes) {
     intraReduceScatter();
@@ -133,7 +134,14 @@ private:
       PartAttr in = slot(getAffineConstantExpr(G + k, ctx), local(), 1);
       SendOp::create(b, loc, out, peer(partner, 1), in);
       RecvOp::create(b, loc, peer(partner, 1), in);
-      ReduceOp::create(b, loc, out, in, out,
+      // Over a narrow wire both partners add the same rounded values: this
+      // rank's own block is rounded in a slot of its own first.
+      PartAttr own = out;
+      if (roundOwn) {
+        own = slot(getAffineConstantExpr(G + rounds, ctx), local(), 1);
+        CopyOp::create(b, loc, out, own);
+      }
+      ReduceOp::create(b, loc, own, in, out,
                        k == rounds - 1 && finalize ? b.getUnitAttr() : UnitAttr());
     }
   }
@@ -147,7 +155,7 @@ private:
   OpBuilder &b;
   Location loc;
   int64_t C, slots, K, ch;
-  bool finalize;
+  bool finalize, roundOwn;
 };
 
 } // namespace
@@ -166,7 +174,8 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
   int64_t C = std::clamp<int64_t>(count / (G * K), 1, channels);
   // Slots 0..G-1: the node's copies of a block; then the ring's staging
   // slot, or one slot per doubling round.
-  int64_t slots = G + (ringBetweenNodes ? 1 : llvm::Log2_64(M));
+  bool roundOwn = !ringBetweenNodes && shape.wire && shape.wire != shape.elementType;
+  int64_t slots = G + (ringBetweenNodes ? 1 : llvm::Log2_64(M) + roundOwn);
   auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
                               /*hasRedop=*/true, count, count, slots * count,
                               std::nullopt,

@@ -21,8 +21,10 @@ namespace {
 /// Simulated steps a candidate may take (about a second of simulation).
 constexpr int64_t kStepBudget = 1 << 20;
 
-/// Scratch the direct algorithms may take per rank (they keep a copy of
-/// every rank's buffer): they win on latency, for small buffers.
+/// Scratch a candidate may take per rank beyond one copy of the buffer
+/// (the direct algorithms keep a copy of every rank's): they win on
+/// latency, for small buffers. One copy (staging a reduce-scatter's or an
+/// all-to-all's blocks) is always allowed.
 constexpr int64_t kDirectScratchBytes = int64_t(256) << 20;
 /// Beyond this many ranks the direct algorithms' n-1 sends in a row lose to
 /// anything with fewer hops, and verifying them costs n^2 steps.
@@ -123,9 +125,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         (algorithm == "direct" && c.kind == ccl::CollectiveKind::Reduce))
       return n * c.bytes;
     if ((algorithm == "direct" || algorithm == "hierarchical") &&
-        (c.kind == ccl::CollectiveKind::ReduceScatter ||
-         c.kind == ccl::CollectiveKind::AllToAll))
+        c.kind == ccl::CollectiveKind::ReduceScatter)
       return c.bytes;
+    if (c.kind == ccl::CollectiveKind::AllToAll)
+      return algorithm == "hierarchical" || c.shape.inPlace ? c.bytes : 0;
     if (algorithm == "binomial" && c.kind == ccl::CollectiveKind::Reduce)
       return (llvm::Log2_64_Ceil(n) + 1) * c.bytes;
     if (allReduce && algorithm == "recursive_doubling")
@@ -158,7 +161,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       bool direct = algorithm == "oneshot" || algorithm == "twoshot" ||
                     algorithm == "direct";
       if ((direct && n > kDirectMaxRanks) ||
-          scratchBytes(c, algorithm, perNode) > kDirectScratchBytes)
+          scratchBytes(c, algorithm, perNode) > std::max(kDirectScratchBytes, c.bytes))
         continue;
       // Only rings, trees, chains, binomial trees and point to point
       // pipeline in chunks.

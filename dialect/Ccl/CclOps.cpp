@@ -257,6 +257,17 @@ LogicalResult verifyCompress(Operation *op, TypeAttr compress, Value input) {
   return success();
 }
 
+/// Wire compression rounds only what is reduced (the reduction's error
+/// bound covers it); a collective that moves data would deliver rounded
+/// copies of its input.
+LogicalResult verifyNoCompress(Operation *op) {
+  if (op->hasAttr("compress"))
+    return op->emitOpError("compress applies to reductions (all_reduce, "
+                           "reduce_scatter, reduce): this collective would "
+                           "deliver rounded copies of its input");
+  return success();
+}
+
 /// Input and output hold the same number of elements of one type.
 LogicalResult verifySameBuffers(Operation *op, Value input, Value output) {
   if (failed(verifySameElementType(op, input, output)))
@@ -326,6 +337,8 @@ LogicalResult ReduceScatterOp::verifyForRanks(int64_t n) {
 }
 
 LogicalResult AllGatherOp::verify() {
+  if (failed(verifyNoCompress(*this)))
+    return failure();
   return verifySameElementType(*this, getInput(), getOutput());
 }
 LogicalResult AllGatherOp::verifyForRanks(int64_t n) {
@@ -337,6 +350,8 @@ LogicalResult AllGatherOp::verifyForRanks(int64_t n) {
 }
 
 LogicalResult BroadcastOp::verify() {
+  if (failed(verifyNoCompress(*this)))
+    return failure();
   return verifySameBuffers(*this, getInput(), getOutput());
 }
 LogicalResult BroadcastOp::verifyForRanks(int64_t n) {
@@ -353,6 +368,8 @@ LogicalResult ReduceOp::verifyForRanks(int64_t n) {
 }
 
 LogicalResult AllToAllOp::verify() {
+  if (failed(verifyNoCompress(*this)))
+    return failure();
   return verifySameBuffers(*this, getInput(), getOutput());
 }
 LogicalResult AllToAllOp::verifyForRanks(int64_t n) {
@@ -363,6 +380,8 @@ LogicalResult AllToAllOp::verifyForRanks(int64_t n) {
 }
 
 LogicalResult SendOp::verify() {
+  if (failed(verifyNoCompress(*this)))
+    return failure();
   if (getFrom() == getTo())
     return emitOpError("sends from rank ") << getFrom() << " to itself";
   return success();

@@ -579,3 +579,38 @@ ccl.program @p {
   // expected-error @+1 {{buffer #0 is not a ccl.buffer}}
   ccl.ready "e" %k : !ccl.buffer<64xf32>
 }
+
+// -----
+
+ccl.program @p world(4) {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  %b = ccl.buffer "b" : !ccl.buffer<16xf32>
+  // expected-error @+1 {{compress applies to reductions (all_reduce, reduce_scatter, reduce): this collective would deliver rounded copies of its input}}
+  ccl.all_gather %b -> %a {compress = f16} : !ccl.buffer<16xf32> -> !ccl.buffer<64xf32>
+}
+
+// -----
+
+ccl.program @p world(4) {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  // expected-error @+1 {{compress applies to reductions}}
+  ccl.broadcast %a -> %a root 1 {compress = bf16} : !ccl.buffer<64xf32> -> !ccl.buffer<64xf32>
+}
+
+// -----
+
+ccl.program @p world(4) {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  %b = ccl.buffer "b" : !ccl.buffer<64xf32>
+  // expected-error @+1 {{compress applies to reductions}}
+  ccl.all_to_all %a -> %b {compress = f16} : !ccl.buffer<64xf32> -> !ccl.buffer<64xf32>
+}
+
+// -----
+
+ccl.program @p world(4) {
+  %a = ccl.buffer "a" : !ccl.buffer<64xf32>
+  ccl.recv %a from 0 to 1 : !ccl.buffer<64xf32>
+  // expected-error @+1 {{compress applies to reductions}}
+  ccl.send %a from 0 to 1 {compress = f16} : !ccl.buffer<64xf32>
+}

@@ -17,6 +17,7 @@
 #include "Compile.h"
 
 #include "host/HostBackend.h"
+#include "passes/Collectives.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -94,6 +95,13 @@ TEST_F(WireAndBuckets, CompressedReductionsStayWithinTheBound) {
       cases.push_back({"all_reduce", redop, wire, "tree", 16, 1500});
       cases.push_back({"reduce_scatter", redop, wire, "", 5, 700});
       cases.push_back({"reduce", redop, wire, "", 6, 900});
+      // Every other reducing algorithm, on both nodes (16 ranks).
+      for (auto [kind, collective] :
+           {std::pair{ccl::CollectiveKind::AllReduce, "all_reduce"},
+            {ccl::CollectiveKind::ReduceScatter, "reduce_scatter"},
+            {ccl::CollectiveKind::Reduce, "reduce"}})
+        for (StringRef algorithm : ccopt::algorithmsFor(kind).drop_front())
+          cases.push_back({collective, redop, wire, algorithm.str(), 16, 640});
     }
   std::string text;
   for (auto [i, c] : llvm::enumerate(cases)) {
@@ -153,7 +161,8 @@ TEST_F(WireAndBuckets, CompressedReductionsStayWithinTheBound) {
     }
     EXPECT_EQ(beyond, 0) << c.collective << " " << c.redop << " " << c.wire << " "
                          << c.algorithm << " n=" << n;
-    EXPECT_EQ(disagree, 0) << "ranks disagree: " << c.collective << " " << c.wire;
+    EXPECT_EQ(disagree, 0) << "ranks disagree: " << c.collective << " " << c.wire << " "
+                           << c.algorithm;
     // Compression loses precision: it must show, but stay well inside the bound.
     EXPECT_GT(worst, 0.0) << c.collective << " " << c.wire;
     EXPECT_LE(worst, n * u * 1.01 + 1e-6);
