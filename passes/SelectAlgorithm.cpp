@@ -4,6 +4,8 @@
 #include "passes/NcclBaseline.h"
 #include "passes/Passes.h"
 #include "dialect/Sched/StepWalker.h"
+#include "topology/Bounds.h"
+#include "topology/Protocol.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
@@ -63,11 +65,34 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     });
   }
 
+  /// What no candidate of `c` can beat under a protocol: the collective's
+  /// bound (over the wire's bytes) with its transfer at the protocol's share
+  /// of the bandwidth.
+  struct Bound {
+    Bound(const Collective &c, const topo::Machine &machine) {
+      int64_t bytes = c.bytes;
+      if (c.shape.wire)
+        bytes = bytes * c.shape.wire.getIntOrFloatBitWidth() /
+                c.shape.elementType.getIntOrFloatBitWidth();
+      us = topo::lowerBoundUs(c.kind, c.ranks, bytes, machine);
+      latencyUs = topo::lowerBoundUs(c.kind, c.ranks, 0, machine);
+    }
+    double under(topo::Protocol protocol) const {
+      return latencyUs + (us - latencyUs) / topo::bandwidthEfficiency(protocol);
+    }
+    double us, latencyUs;
+  };
+
   /// Simulates one candidate under Simple and, where its messages fit an
-  /// LL mailbox, LL; the faster time and its protocol. +inf when it cannot
-  /// run.
-  double timeOf(const Collective &c, StringRef algorithm, int64_t channels,
-                int64_t chunks, std::string &protocol) {
+  /// LL mailbox, LL, each only where its bound is below `beat` (the best
+  /// time so far); the faster time and its protocol. +inf when it cannot
+  /// run or cannot win.
+  double timeOf(const Collective &c, const Bound &bound, double beat,
+                StringRef algorithm, int64_t channels, int64_t chunks,
+                std::string &protocol) {
+    if (bound.under(topo::Protocol::Simple) >= beat &&
+        bound.under(topo::Protocol::LL) >= beat)
+      return 1e300;
     OpBuilder b(&getContext());
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(b.getUnknownLoc());
     b.setInsertionPointToStart(scratch->getBody());
@@ -75,6 +100,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
                                                c, &machine, algorithm, chunks, channels);
     double best = 1e300;
     for (auto kind : {sched::ProtocolKind::Simple, sched::ProtocolKind::LL}) {
+      if (bound.under(kind == sched::ProtocolKind::LL ? topo::Protocol::LL
+                                                      : topo::Protocol::Simple) >=
+          std::min(beat, best))
+        continue;
       if (kind == sched::ProtocolKind::LL) {
         // Sizing the mailbox walks every rank's steps: only where that is
         // cheap (LL is for small worlds' and buffers' latency anyway).
@@ -143,6 +172,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     // Per algorithm: every power-of-two channel count, and for each, double
     // the chunks while that helps.
     std::vector<Choice> best;
+    Bound bound(c, machine);
+    double fastest = 1e300; // over every candidate so far
     int64_t maxChannels =
         c.kind == ccl::CollectiveKind::SendRecv ? 1 : 2 * ncclChannels(machine);
     std::optional<int64_t> perNode = ranksPerNode(machine, c.ranks);
@@ -179,9 +210,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           if (steps > kStepBudget && (bestChunks || bestHere))
             break;
           std::string protocol;
-          double us = timeOf(c, algorithm, channels, chunks, protocol);
-          if (bestChunks && us >= bestChunks->timeUs)
+          double us = timeOf(c, bound, fastest, algorithm, channels, chunks, protocol);
+          if (us >= 1e300 || (bestChunks && us >= bestChunks->timeUs))
             break;
+          fastest = std::min(fastest, us);
           bestChunks = Choice{algorithm.str(), channels, chunks, us, protocol};
         }
         // Every channel count is tried: rings per channel can differ (NIC

@@ -590,16 +590,30 @@ bool peersMoveWithRanks(ProgramOp program, int64_t q) {
   return invariant;
 }
 
-/// Ops of a task body in order, with loop bounds and peers: its shape.
-void appendShape(Block &block, std::string &shape) {
-  llvm::raw_string_ostream os(shape);
+/// Ops of a task body in order, with loop bounds and peers: its shape, as
+/// the uniqued names and attributes (alike ops give alike words).
+using Shape = std::vector<uintptr_t>;
+void appendShape(Block &block, Shape &shape) {
+  auto word = [](const void *p) { return reinterpret_cast<uintptr_t>(p); };
   for (Operation &op : block) {
-    os << op.getName() << ";";
-    for (NamedAttribute attr : op.getAttrs())
-      if (!isa<PartAttr>(attr.getValue()))
-        os << attr.getName() << "=" << attr.getValue() << ";";
-    for (Region &region : op.getRegions())
+    shape.push_back(word(op.getName().getAsOpaquePointer()));
+    auto add = [&](Attribute value) {
+      shape.push_back(value && !isa<PartAttr>(value) ? word(value.getAsOpaquePointer())
+                                                     : 0);
+    };
+    // Inherent attributes one by one (getAttrs() would build a dictionary).
+    if (std::optional<RegisteredOperationName> info = op.getRegisteredInfo())
+      for (StringAttr name : info->getAttributeNames())
+        add(op.getInherentAttr(name).value_or(Attribute()));
+    for (NamedAttribute attr : op.getDiscardableAttrs()) {
+      shape.push_back(word(attr.getName().getAsOpaquePointer()));
+      add(attr.getValue());
+    }
+    for (Region &region : op.getRegions()) {
+      shape.push_back(1); // nesting brackets
       appendShape(region.front(), shape);
+      shape.push_back(2);
+    }
   }
 }
 
@@ -614,7 +628,7 @@ ccopt::topo::channelClasses(ProgramOp program) {
   // Channels fold when each runs one parametric task, or the same per-rank
   // tasks (a chain); they are alike when their tasks have the same ranks,
   // shapes and rank order.
-  std::vector<std::string> keys(channels);
+  std::vector<Shape> keys(channels);
   std::vector<int> tasks(channels, 0);
   std::vector<bool> parametric(channels, false);
   for (auto task : program.getBody().front().getOps<TaskOp>()) {
@@ -623,15 +637,14 @@ ccopt::topo::channelClasses(ProgramOp program) {
     if (++tasks[ch] > 1 && (!rank || parametric[ch]))
       return alone;
     parametric[ch] = !rank;
-    std::string &key = keys[ch];
-    if (rank)
-      key += "rank " + std::to_string(*rank) + ":";
+    Shape &key = keys[ch];
+    key.push_back(rank ? *rank + 3 : 0);
     appendShape(task.getBody().front(), key);
     if (auto map = task.getRankMap())
-      for (int64_t r : *map)
-        key += " " + std::to_string(r);
+      llvm::append_range(key, *map);
+    key.push_back(~uintptr_t(0)); // the task's end
   }
-  std::map<std::string, std::pair<int64_t, int64_t>> byKey;
+  std::map<Shape, std::pair<int64_t, int64_t>> byKey;
   for (int64_t ch = 0; ch < channels; ++ch) {
     if (tasks[ch] == 0)
       return alone;
