@@ -18,11 +18,14 @@
 #include "passes/Collectives.h"
 #include "topology/Simulator.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <numeric>
+#include <random>
 
 using namespace mlir;
 
@@ -90,16 +93,17 @@ protected:
   void SetUp() override { ccopt::test::loadDialects(context); }
 
   /// Lowers, verifies, emits and compiles `text`; runs every schedule
-  /// twice and expects each to be LL and to have 0 wrong elements.
+  /// twice and expects each to have 0 wrong elements (and, unless `anyProtocol`,
+  /// to be LL).
   void runAll(const std::string &text, const ccopt::PipelineOptions &options,
-              size_t expectPrograms);
+              size_t expectPrograms, bool anyProtocol = false);
 
   MLIRContext context;
 };
 
 void ProtocolExecution::runAll(const std::string &text,
                                const ccopt::PipelineOptions &options,
-                               size_t expectPrograms) {
+                               size_t expectPrograms, bool anyProtocol) {
   ccopt::test::Compiled compiled = ccopt::test::compile(context, text, options);
   ASSERT_TRUE(compiled.module) << compiled.error;
   std::string error;
@@ -109,8 +113,9 @@ void ProtocolExecution::runAll(const std::string &text,
   for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
     ++ran;
     std::string name = program.getSymName().str();
-    ASSERT_EQ(program.getProtocolKind(), sched::ProtocolKind::LL) << name;
-    auto box = sched::llMailbox(program, &error);
+    bool ll = program.getProtocolKind() == sched::ProtocolKind::LL;
+    ASSERT_TRUE(ll || anyProtocol) << name;
+    auto box = ll ? sched::llMailbox(program, &error) : sched::LLMailbox();
     ASSERT_TRUE(succeeded(box)) << name << ": " << error;
     auto kernel = module->kernel(ccopt::kernelName(program), error);
     ASSERT_TRUE(kernel) << error;
@@ -179,8 +184,10 @@ void ProtocolExecution::runAll(const std::string &text,
         }
       }
       EXPECT_EQ(wrong, 0) << name << " launch " << launch << " (" << n
-                          << " ranks, " << program.getChannels() << " channels, "
-                          << box->slots << " slots of " << box->lines << " lines)";
+                          << " ranks, " << program.getAlgorithm().str() << ", "
+                          << program.getChannels() << " channels, "
+                          << program.getChunks() << " chunks, " << box->slots
+                          << " slots of " << box->lines << " lines)";
     }
   }
   EXPECT_EQ(ran, expectPrograms);
@@ -315,6 +322,94 @@ TEST_F(ProtocolExecution, NodeAwareAndTreeAlgorithmsInLL) {
           index++, n, big, small, root);
     }
   runAll(text, {"a100x8", "", 2, /*chunks=*/3, /*channels=*/2}, 6 * index);
+}
+
+// Property test: random collectives of every kind, each with a random
+// algorithm of its own (those that need no machine), world 1..64, on the
+// world or a random subgroup, any root, counts of 1, primes and others,
+// every element type the sums stay exact in, in place or not, LL or
+// Simple, chunked and over channels at random; each against the plain
+// reference, launched twice.
+TEST_F(ProtocolExecution, RandomCollectivesEveryAlgorithm) {
+  std::mt19937 rng(20261129);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int64_t primes[] = {2, 3, 31, 127, 1009};
+  const ccl::CollectiveKind kinds[] = {
+      ccl::CollectiveKind::AllReduce, ccl::CollectiveKind::ReduceScatter,
+      ccl::CollectiveKind::AllGather, ccl::CollectiveKind::Broadcast,
+      ccl::CollectiveKind::Reduce,    ccl::CollectiveKind::AllToAll};
+  for (int round = 0; round < 3; ++round) {
+    std::string text;
+    int index = 0;
+    for (int i = 0; i < 14; ++i) {
+      ccl::CollectiveKind kind = kinds[pick(0, 5)];
+      int dice = pick(0, 9);
+      int world = dice < 5 ? pick(1, 8) : dice < 8 ? pick(9, 24) : pick(25, 64);
+      // A subgroup of random ranks, in random order, now and then.
+      std::vector<int> ranks(world);
+      std::iota(ranks.begin(), ranks.end(), 0);
+      bool grouped = world >= 3 && pick(0, 2) == 0;
+      if (grouped) {
+        std::shuffle(ranks.begin(), ranks.end(), rng);
+        ranks.resize(pick(2, world - 1));
+      }
+      int n = ranks.size();
+      // Sums of n inputs in [-8, 8] stay exact: 8-bit types up to 8 ranks,
+      // bf16 up to 24.
+      llvm::SmallVector<const char *> types;
+      for (const char *type : kTypes)
+        if ((llvm::StringRef(type).ends_with("i8") ? 8 : llvm::StringRef(type) == "bf16" ? 24 : 64) >= n)
+          types.push_back(type);
+      llvm::StringRef type = types[pick(0, types.size() - 1)];
+      bool isFloat = type.starts_with("f") || type == "bf16";
+      const char *redops[] = {"sum", "max", "min", "avg"};
+      const char *redop = redops[pick(0, isFloat ? 3 : 2)];
+      int64_t m = pick(0, 2) == 0 ? 1 : pick(0, 1) ? primes[pick(0, 4)] : pick(2, 1500);
+      bool blocks = kind == ccl::CollectiveKind::ReduceScatter ||
+                    kind == ccl::CollectiveKind::AllGather ||
+                    kind == ccl::CollectiveKind::AllToAll;
+      int64_t big = blocks ? n * m : m;
+      int64_t small = kind == ccl::CollectiveKind::AllToAll ? big : m;
+      bool inPlace = !blocks || kind == ccl::CollectiveKind::AllToAll ? pick(0, 1) == 1 : false;
+      std::vector<llvm::StringRef> algorithms;
+      for (llvm::StringRef algorithm : ccopt::algorithmsFor(kind))
+        if (ccopt::algorithmUnsupported(kind, algorithm, ranks, nullptr, inPlace).empty())
+          algorithms.push_back(algorithm);
+      llvm::StringRef algorithm = algorithms[pick(0, algorithms.size() - 1)];
+      std::string attrs = llvm::formatv("{{algorithm = \"{0}\", protocol = \"{1}\"}",
+                                        algorithm, pick(0, 1) ? "ll" : "simple");
+      std::string group;
+      if (grouped) {
+        group = " group @g";
+        text += llvm::formatv("ccl.program @r{0} world({1}) {{\n  ccl.group @g ranks [{2}]\n",
+                              index, world,
+                              llvm::join(llvm::map_range(ranks, [](int r) {
+                                           return std::to_string(r);
+                                         }),
+                                         ", "));
+      } else {
+        text += llvm::formatv("ccl.program @r{0} world({1}) {{\n", index, world);
+      }
+      std::string bigType = bufferType(big, type), smallType = bufferType(small, type);
+      bool gather = kind == ccl::CollectiveKind::AllGather;
+      std::string in = gather ? smallType : bigType, out = gather ? bigType : smallType;
+      text += llvm::formatv("  %a = ccl.buffer \"a\" : {0}\n  %b = ccl.buffer \"b\" : {1}\n",
+                            in, out);
+      std::string op = ccl::stringifyCollectiveKind(kind).str();
+      bool reduces = kind == ccl::CollectiveKind::AllReduce ||
+                     kind == ccl::CollectiveKind::ReduceScatter ||
+                     kind == ccl::CollectiveKind::Reduce;
+      bool rooted = kind == ccl::CollectiveKind::Broadcast || kind == ccl::CollectiveKind::Reduce;
+      text += llvm::formatv("  ccl.{0} {1}%a -> {2}{3}{4} {5} : {6} -> {7}\n}\n", op,
+                            reduces ? std::string(redop) + " " : "", inPlace ? "%a" : "%b",
+                            rooted ? " root " + std::to_string(pick(0, n - 1)) : "", group,
+                            attrs, in, inPlace ? in : out);
+      ++index;
+    }
+    SCOPED_TRACE("round " + std::to_string(round));
+    runAll(text, {"", "", 1, /*chunks=*/pick(1, 4), /*channels=*/pick(1, 3)}, index,
+           /*anyProtocol=*/true);
+  }
 }
 
 // Pipelines longer than the mailbox (kLLSlots per channel and sender):
