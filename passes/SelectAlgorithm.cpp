@@ -66,16 +66,17 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   }
 
   /// What no candidate of `c` can beat under a protocol: the collective's
-  /// bound (over the wire's bytes) with its transfer at the protocol's share
-  /// of the bandwidth.
+  /// bound (over the wire's bytes; without the max-flow cuts inside a node,
+  /// slow on large machines) with its transfer at the protocol's share of
+  /// the bandwidth.
   struct Bound {
     Bound(const Collective &c, const topo::Machine &machine) {
       int64_t bytes = c.bytes;
       if (c.shape.wire)
         bytes = bytes * c.shape.wire.getIntOrFloatBitWidth() /
                 c.shape.elementType.getIntOrFloatBitWidth();
-      us = topo::lowerBoundUs(c.kind, c.ranks, bytes, machine);
-      latencyUs = topo::lowerBoundUs(c.kind, c.ranks, 0, machine);
+      us = topo::lowerBoundUs(c.kind, c.ranks, bytes, machine, /*nodeCuts=*/false);
+      latencyUs = topo::lowerBoundUs(c.kind, c.ranks, 0, machine, /*nodeCuts=*/false);
     }
     double under(topo::Protocol protocol) const {
       return latencyUs + (us - latencyUs) / topo::bandwidthEfficiency(protocol);

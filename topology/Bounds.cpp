@@ -204,7 +204,8 @@ double cutTimeUs(CollectiveKind kind, const Cut &cut, int n, int64_t bytes) {
 } // namespace
 
 double ccopt::topo::lowerBoundUs(CollectiveKind kind, llvm::ArrayRef<int> ranks,
-                                 int64_t bytes, const Machine &machine) {
+                                 int64_t bytes, const Machine &machine,
+                                 bool withNodeCuts) {
   int n = ranks.size();
   if (n <= 1)
     return 0;
@@ -237,7 +238,7 @@ double ccopt::topo::lowerBoundUs(CollectiveKind kind, llvm::ArrayRef<int> ranks,
     transferUs = std::max(transferUs, nodeShare * nodeBytes / (nic * 1e3));
   }
   // Cuts inside a node (and between part of a node and the rest).
-  if (bytes > 0)
+  if (bytes > 0 && withNodeCuts)
     for (const Cut &cut : nodeCuts(machine, ranks))
       if (cut.out > 0 && cut.in > 0)
         transferUs = std::max(transferUs, cutTimeUs(kind, cut, n, bytes));

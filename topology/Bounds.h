@@ -21,9 +21,12 @@ namespace ccopt::topo {
 
 /// The lower bound (µs) for `kind` among `ranks` (world ranks) on `machine`,
 /// where `bytes` is the size nccl-tests reports for the collective (the
-/// larger of input and output per rank).
+/// larger of input and output per rank). Without `withNodeCuts`, the cuts of
+/// part of a node from the rest (a max-flow each: the slow part on large
+/// machines) are left out: a weaker bound, still a bound.
 double lowerBoundUs(mlir::ccl::CollectiveKind kind, llvm::ArrayRef<int> ranks,
-                    int64_t bytes, const Machine &machine);
+                    int64_t bytes, const Machine &machine,
+                    bool withNodeCuts = true);
 
 /// nccl-tests' bus bandwidth factor: busbw = algbw * factor.
 double busBandwidthFactor(mlir::ccl::CollectiveKind kind, int ranks);

@@ -59,10 +59,15 @@ void Machine::connect(int a, int b, LinkKind kind, double bandwidth,
 }
 
 const std::vector<int> &Machine::route(int src, int dst) const {
-  uint64_t key = static_cast<uint64_t>(src) * ranks() + dst;
-  auto [it, inserted] = routes.try_emplace(key);
-  if (!inserted || src == dst)
-    return it->second;
+  if (routes.empty())
+    routes.resize(ranks());
+  auto [it, inserted] = routes[src].try_emplace(dst);
+  if (!inserted)
+    return *it->second;
+  it->second = std::make_shared<std::vector<int>>();
+  std::vector<int> &route = *it->second;
+  if (src == dst)
+    return route;
   // Dijkstra on seconds per byte, so the widest route wins and hops break
   // ties; GPUs other than the ends do not forward.
   int from = gpuDevices[src], to = gpuDevices[dst];
@@ -92,11 +97,11 @@ const std::vector<int> &Machine::route(int src, int dst) const {
     }
   }
   if (via[to] < 0)
-    return it->second;
+    return route;
   for (int device = to; device != from; device = linkList[via[device]].from)
-    it->second.push_back(via[device]);
-  std::reverse(it->second.begin(), it->second.end());
-  return it->second;
+    route.push_back(via[device]);
+  std::reverse(route.begin(), route.end());
+  return route;
 }
 
 double Machine::routeBandwidth(int src, int dst) const {

@@ -15,6 +15,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <string>
@@ -99,8 +100,9 @@ private:
   std::vector<Link> linkList;
   std::vector<std::vector<int>> outgoing;
   std::vector<int> gpuDevices;
-  /// Node-based, so references handed out stay valid as it grows.
-  mutable std::unordered_map<uint64_t, std::vector<int>> routes;
+  /// Routes found so far: per source, by destination (owned by pointer, so
+  /// references handed out stay valid as the maps grow).
+  mutable std::vector<llvm::DenseMap<int, std::shared_ptr<std::vector<int>>>> routes;
 };
 
 /// The preset called `name` replicated over `nodes` nodes joined by a
