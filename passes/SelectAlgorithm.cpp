@@ -200,7 +200,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       bool pipelined = algorithm == "ring" || algorithm == "tree" ||
                        algorithm == "chain" || algorithm == "binomial" ||
                        c.kind == ccl::CollectiveKind::SendRecv;
-      int64_t maxChunks = pipelined ? 256 : 1;
+      int64_t maxChunks = pipelined ? 4096 : 1;
       std::optional<Choice> bestHere;
       for (int64_t channels = 1; channels <= maxChannels; channels *= 2) {
         std::optional<Choice> bestChunks;
