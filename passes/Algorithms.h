@@ -89,6 +89,17 @@ mlir::sched::ProgramOp buildRecursiveDoublingAllReduce(mlir::OpBuilder &b,
                                                        const AllReduceShape &shape,
                                                        int64_t channels);
 
+/// Rabenseifner's all-reduce: a reduce-scatter by recursive halving (log2 n
+/// rounds exchanging half of the range still held with rank r xor n/2,
+/// r xor n/4, ...), then an all-gather by recursive doubling: the ring's
+/// traffic in 2 log2 n steps. `shape.ranks` must be a power of two;
+/// scratch of log2 n (one more over a narrow wire) x count elements.
+mlir::sched::ProgramOp buildHalvingDoublingAllReduce(mlir::OpBuilder &b,
+                                                     mlir::Location loc,
+                                                     llvm::StringRef name,
+                                                     const AllReduceShape &shape,
+                                                     int64_t channels);
+
 /// Hierarchical all-reduce over nodes of `perNode` ranks (node-major): a
 /// direct reduce-scatter inside each node, an all-reduce of each block
 /// between the nodes' GPUs of the same index (a ring over the nodes, or

@@ -75,8 +75,8 @@ FailureOr<Collective> describeCollective(Operation *op) {
 ArrayRef<StringRef> algorithmsFor(K kind) {
   static const StringRef allReduce[] = {"ring",    "tree",
                                         "oneshot", "twoshot",
-                                        "recursive_doubling", "hierarchical",
-                                        "hierarchical_rd"};
+                                        "recursive_doubling", "halving_doubling",
+                                        "hierarchical", "hierarchical_rd"};
   static const StringRef halves[] = {"ring", "direct", "hierarchical"};
   static const StringRef broadcast[] = {"chain", "direct", "binomial",
                                         "scatter_allgather"};
@@ -103,9 +103,11 @@ std::string algorithmUnsupported(K kind, StringRef algorithm, ArrayRef<int> rank
             algorithm + "' (expected one of: " +
             llvm::join(algorithmsFor(kind), ", ") + ")")
         .str();
-  if (algorithm == "recursive_doubling" && !llvm::isPowerOf2_64(n))
-    return "recursive_doubling needs a power-of-two number of ranks, not " +
-           std::to_string(n);
+  if ((algorithm == "recursive_doubling" || algorithm == "halving_doubling") &&
+      !llvm::isPowerOf2_64(n))
+    return (algorithm + " needs a power-of-two number of ranks, not " +
+            std::to_string(n))
+        .str();
   if (!algorithm.starts_with("hierarchical"))
     return "";
   if (kind == K::AllToAll && inPlace)
@@ -146,6 +148,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
       return buildTwoShotAllReduce(b, loc, name, shape, channels);
     if (algorithm == "recursive_doubling")
       return buildRecursiveDoublingAllReduce(b, loc, name, shape, channels);
+    if (algorithm == "halving_doubling")
+      return buildHalvingDoublingAllReduce(b, loc, name, shape, channels);
     if (algorithm.starts_with("hierarchical"))
       return buildHierarchicalAllReduce(b, loc, name, shape, perNode(),
                                         algorithm == "hierarchical", channels);

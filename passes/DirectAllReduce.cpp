@@ -9,7 +9,9 @@
 //    two hops, the ring's traffic. Both suit fully connected machines
 //    (NVSwitch) and are chosen by simulation elsewhere too.
 //  - recursive doubling: log2(n) rounds, in round k exchanging the whole
-//    buffer with the rank 2^k away (r xor 2^k) and adding.
+//    buffer with the rank 2^k away (r xor 2^k) and adding;
+//  - halving-doubling (Rabenseifner): recursive halving reduce-scatter then
+//    recursive doubling all-gather, the ring's traffic in 2 log2(n) steps.
 // Adding the slots in rank order (one-shot, two-shot) gives every rank the
 // same bits; recursive doubling relies on the operations commuting exactly.
 //
@@ -160,6 +162,76 @@ ProgramOp ccopt::buildRecursiveDoublingAllReduce(OpBuilder &b, Location loc,
       }
       ReduceOp::create(b, loc, mine, slot, whole(BufferKind::Output),
                        k == rounds - 1 && d.finalize ? b.getUnitAttr() : UnitAttr());
+    }
+  }
+  return program;
+}
+
+ProgramOp ccopt::buildHalvingDoublingAllReduce(OpBuilder &b, Location loc,
+                                               StringRef name,
+                                               const AllReduceShape &shape,
+                                               int64_t channels) {
+  int64_t n = shape.ranks;
+  assert(llvm::isPowerOf2_64(n) && "halving-doubling needs a power-of-two world");
+  int64_t rounds = llvm::Log2_64(n);
+  // A scratch copy of the buffer per halving round (a round's data lands
+  // where no other round's does), and over a narrow wire one more, where
+  // each rank rounds the part it reduced before sending it on (so it keeps
+  // what the others receive: identical bits).
+  bool roundOwn = shape.wire && shape.wire != shape.elementType;
+  int64_t copies = rounds + roundOwn;
+  auto program = buildDirectProgram(b, loc, name, shape, "halving_doubling",
+                                    channels, n, copies);
+  if (n == 1)
+    return program;
+  int64_t C = program.getChannels();
+  OpBuilder::InsertionGuard guard(b);
+  DirectBuilder d(b, loc, program);
+  AffineExpr r = d.rank();
+  for (int64_t ch = 0; ch < C; ++ch) {
+    buildTask(b, loc, program, ch);
+    // Part j of the n / dist parts of this channel's slice (parts nest:
+    // [i*C/P, (i+1)*C/P) with P a multiple of C), in the buffer or in
+    // scratch copy k.
+    auto range = [&](BufferKind kind, AffineExpr j, int64_t dist) {
+      return d.part(kind, j + ch * (n / dist), C * (n / dist), 1);
+    };
+    auto slot = [&](int64_t k, AffineExpr j, int64_t dist) {
+      return d.part(BufferKind::Scratch, j + (k * C + ch) * (n / dist),
+                    copies * C * (n / dist), 1);
+    };
+    auto partnerAt = [&](int64_t dist) {
+      // r xor dist: flip the bit of dist.
+      AffineExpr partner = r + dist - (r.floorDiv(dist) % 2) * (2 * dist);
+      return std::pair{AffineMapAttr::get(AffineMap::get(1, 0, partner)), partner};
+    };
+    // Reduce-scatter by recursive halving: at distance n/2, n/4, ..., 1 a
+    // rank sends the half of its range its partner keeps and adds the half
+    // it keeps; at the end it holds part r of n, reduced.
+    for (int64_t k = 0; k < rounds; ++k) {
+      int64_t dist = n >> (k + 1);
+      auto [peer, partner] = partnerAt(dist);
+      BufferKind from = k == 0 ? BufferKind::Input : BufferKind::Output;
+      SendOp::create(b, loc, range(from, partner.floorDiv(dist), dist), peer,
+                     slot(k, partner.floorDiv(dist), dist));
+      RecvOp::create(b, loc, peer, slot(k, r.floorDiv(dist), dist));
+      ReduceOp::create(b, loc, range(from, r.floorDiv(dist), dist),
+                       slot(k, r.floorDiv(dist), dist),
+                       range(BufferKind::Output, r.floorDiv(dist), dist),
+                       k == rounds - 1 && d.finalize ? b.getUnitAttr() : UnitAttr());
+    }
+    if (roundOwn) {
+      CopyOp::create(b, loc, range(BufferKind::Output, r, 1), slot(rounds, r, 1));
+      CopyOp::create(b, loc, slot(rounds, r, 1), range(BufferKind::Output, r, 1));
+    }
+    // All-gather by recursive doubling: at distance 1, 2, ..., n/2 a rank
+    // sends the range it holds and receives its partner's.
+    for (int64_t k = rounds - 1; k >= 0; --k) {
+      int64_t dist = n >> (k + 1);
+      auto [peer, partner] = partnerAt(dist);
+      SendOp::create(b, loc, range(BufferKind::Output, r.floorDiv(dist), dist), peer,
+                     range(BufferKind::Output, r.floorDiv(dist), dist));
+      RecvOp::create(b, loc, peer, range(BufferKind::Output, partner.floorDiv(dist), dist));
     }
   }
   return program;

@@ -139,7 +139,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       return 4;
     if (algorithm == "binomial")
       return 2 * llvm::Log2_64_Ceil(n) + 2;
-    if (algorithm == "recursive_doubling")
+    if (algorithm == "recursive_doubling" || algorithm == "halving_doubling")
       return 3 * llvm::Log2_64(n);
     if (perNode && algorithm.starts_with("hierarchical"))
       return 4 * *perNode + 2 * n / *perNode;
@@ -161,7 +161,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       return algorithm == "hierarchical" || c.shape.inPlace ? c.bytes : 0;
     if (algorithm == "binomial" && c.kind == ccl::CollectiveKind::Reduce)
       return (llvm::Log2_64_Ceil(n) + 1) * c.bytes;
-    if (allReduce && algorithm == "recursive_doubling")
+    if (allReduce && (algorithm == "recursive_doubling" || algorithm == "halving_doubling"))
       return llvm::Log2_64(n) * c.bytes;
     if (allReduce && perNode && algorithm.starts_with("hierarchical"))
       return (*perNode + 1) * c.bytes;

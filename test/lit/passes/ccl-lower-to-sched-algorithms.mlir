@@ -5,6 +5,7 @@
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=oneshot" --sched-verify | FileCheck %s --check-prefix=ONESHOT
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=twoshot" --sched-verify | FileCheck %s --check-prefix=TWOSHOT
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=recursive_doubling" --sched-verify | FileCheck %s --check-prefix=RD
+// RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=halving_doubling channels=1" --sched-verify | FileCheck %s --check-prefix=HD
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical topo=a100x8 nodes=2" --sched-verify | FileCheck %s --check-prefix=HIER
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical_rd topo=a100x8 nodes=2" --sched-verify | FileCheck %s --check-prefix=HIER-RD
 
@@ -27,6 +28,14 @@
 // RD: sched.program @p_all_reduce_0 attributes {algorithm = "recursive_doubling"{{.*}}scratch_count = 4096
 // RD-COUNT-4: sched.recv from
 // RD-NOT: sched.recv from
+
+// Halving-doubling: 4 halving rounds (the half the partner keeps, from the
+// input first, into scratch copy k), then 4 doubling rounds from distance 1.
+// HD: sched.program @p_all_reduce_0 attributes {algorithm = "halving_doubling"{{.*}}scratch_count = 4096
+// HD: sched.send <input, (d0) -> (d0 floordiv 8 - ((d0 floordiv 8) mod 2) * 2 + 1), 2> to #{{.*}} at <scratch, (d0) -> (d0 floordiv 8 - ((d0 floordiv 8) mod 2) * 2 + 1), 8>
+// HD: sched.reduce <output, (d0) -> (d0), 16>, <scratch, (d0) -> (d0 + 48), 64> -> <output, (d0) -> (d0), 16> finalize
+// HD-COUNT-4: sched.recv from {{.*}} into <output
+// HD-NOT: sched.recv
 
 // Hierarchical: inside the node, between the nodes' GPU l, inside again.
 // HIER: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical"

@@ -342,7 +342,7 @@ TEST_F(HostExecution, EveryAllReduceAlgorithmMatchesReference) {
     if (algorithm.starts_with("hierarchical"))
       continue; // needs nodes: HierarchicalAllReducesOverNodes
     std::vector<Case> cases;
-    bool powersOfTwo = algorithm == "recursive_doubling";
+    bool powersOfTwo = algorithm.ends_with("doubling");
     for (int ranks : powersOfTwo ? std::vector<int>{1, 2, 4, 8, 16}
                                  : std::vector<int>{1, 2, 3, 5, 8})
       for (int64_t count : {1, 7, 4096, 100003})
@@ -383,15 +383,16 @@ TEST_F(HostExecution, RandomAllReduces) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const int64_t primes[] = {2, 3, 31, 127, 8191, 65521};
   auto algorithms = ccopt::algorithmsFor(ccl::CollectiveKind::AllReduce);
-  for (int round = 0; round < 5; ++round) {
-    std::string algorithm = algorithms[round % 5].str(); // the ones without nodes
+  auto withoutNodes = algorithms.drop_back(2); // not the hierarchical ones
+  for (size_t round = 0; round < withoutNodes.size(); ++round) {
+    std::string algorithm = withoutNodes[round].str();
     std::vector<Case> cases;
     for (int i = 0; i < 10; ++i) {
       int64_t count = pick(0, 2) == 0 ? primes[pick(0, 5)] : pick(1, 20000);
       std::string type = pick(0, 1) ? "f32" : "i32";
       const char *redops[] = {"sum", "max", "min", "avg"};
       std::string redop = redops[pick(0, type == "f32" ? 3 : 2)];
-      int ranks = algorithm == "recursive_doubling" ? 1 << pick(0, 5) : pick(1, 16);
+      int ranks = llvm::StringRef(algorithm).ends_with("doubling") ? 1 << pick(0, 5) : pick(1, 16);
       cases.push_back({ranks, count, type, redop, pick(0, 1) == 1});
     }
     // Names must be unique within one module.

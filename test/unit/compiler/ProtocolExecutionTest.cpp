@@ -209,7 +209,7 @@ TEST_F(ProtocolExecution, EveryAllReduceAlgorithmInLL) {
         // The hierarchical ones run on two a100x8 nodes (16 ranks).
         bool nodes = algorithm.starts_with("hierarchical");
         int n = nodes ? 16
-                : algorithm == "recursive_doubling" ? powers[(t + count) % 3]
+                : algorithm.ends_with("doubling") ? powers[(t + count) % 3]
                                                     : worlds[(t + count) % 4];
         const char *redop = (t + count) % 3 == 0 ? "sum" : (t + count) % 3 == 1 ? "max" : "min";
         bool inPlace = (t + count) % 2 == 0;
