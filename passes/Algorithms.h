@@ -277,6 +277,19 @@ mlir::sched::ProgramOp buildScatterAllGatherBroadcast(mlir::OpBuilder &b,
                                                       int64_t root,
                                                       int64_t channels);
 
+/// All-to-all over the machine's own fast links: the block from schedule
+/// rank r to d goes directly where via[r][d] < 0, otherwise through the
+/// relay via[r][d] (a GPU linked to both): r writes it into a scratch slot
+/// of the relay, which forwards it. Direct blocks on channels [0, L),
+/// relayed ones on [L, 2L), L = min(channels, n - 1); every rank has its
+/// own tasks. `shape.count` is the whole buffer, a multiple of the ranks;
+/// out of place; algorithm "relay".
+mlir::sched::ProgramOp buildRelayAllToAll(mlir::OpBuilder &b, mlir::Location loc,
+                                          llvm::StringRef name,
+                                          const AllReduceShape &shape,
+                                          const std::vector<std::vector<int64_t>> &via,
+                                          int64_t channels);
+
 /// All-to-all over nodes of `perNode` ranks (node-major): GPU l of each node
 /// gathers from its node-mates (NVLink) the blocks for GPU l of every other
 /// node, then sends each node's P blocks in one message over rail l, straight

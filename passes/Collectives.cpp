@@ -81,7 +81,7 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
   static const StringRef broadcast[] = {"chain", "direct", "binomial",
                                         "scatter_allgather"};
   static const StringRef reduce[] = {"chain", "direct", "binomial"};
-  static const StringRef allToAll[] = {"pairwise", "direct", "hierarchical"};
+  static const StringRef allToAll[] = {"pairwise", "direct", "hierarchical", "relay"};
   static const StringRef pointToPoint[] = {"direct"};
   switch (kind) {
   case K::AllReduce: return allReduce;
@@ -108,6 +108,21 @@ std::string algorithmUnsupported(K kind, StringRef algorithm, ArrayRef<int> rank
     return (algorithm + " needs a power-of-two number of ranks, not " +
             std::to_string(n))
         .str();
+  if (algorithm == "relay") {
+    if (inPlace)
+      return "the relay all_to_all needs distinct input and output buffers";
+    // Inside one node (relays are NVLink neighbours; this also keeps the
+    // cubic search small).
+    bool relays = machine && llvm::all_of(ranks, [&](int r) {
+                    return machine->nodeOf(r) == machine->nodeOf(ranks.front());
+                  }) && llvm::any_of(nvlinkRelays(*machine, ranks), [](auto &row) {
+                    return llvm::any_of(row, [](int64_t m) { return m >= 0; });
+                  });
+    if (!relays)
+      return "relay needs the ranks on one node, where some GPUs lack an NVLink "
+             "to each other but share an NVLink neighbour";
+    return "";
+  }
   if (!algorithm.starts_with("hierarchical"))
     return "";
   if (kind == K::AllToAll && inPlace)
@@ -121,6 +136,28 @@ std::string algorithmUnsupported(K kind, StringRef algorithm, ArrayRef<int> rank
     return "hierarchical_rd needs a power-of-two number of nodes, not " +
            std::to_string(n / *perNode);
   return "";
+}
+
+std::vector<std::vector<int64_t>> nvlinkRelays(const topo::Machine &machine,
+                                               ArrayRef<int> ranks) {
+  int64_t n = ranks.size();
+  auto nvlink = [&](int64_t a, int64_t b) {
+    return machine.routeKind(ranks[a], ranks[b]) == topo::LinkKind::NvLink;
+  };
+  std::vector<std::vector<int64_t>> via(n, std::vector<int64_t>(n, -1));
+  std::vector<int64_t> load(n, 0);
+  for (int64_t src = 0; src < n; ++src)
+    for (int64_t dst = 0; dst < n; ++dst) {
+      if (src == dst || nvlink(src, dst))
+        continue;
+      for (int64_t m = 0; m < n; ++m)
+        if (m != src && m != dst && nvlink(src, m) && nvlink(m, dst) &&
+            (via[src][dst] < 0 || load[m] < load[via[src][dst]]))
+          via[src][dst] = m;
+      if (via[src][dst] >= 0)
+        ++load[via[src][dst]];
+    }
+  return via;
 }
 
 sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
@@ -184,6 +221,9 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
       return buildDirectAllToAll(b, loc, name, shape, channels);
     if (algorithm == "hierarchical")
       return buildHierarchicalAllToAll(b, loc, name, shape, perNode(), channels);
+    if (algorithm == "relay")
+      return buildRelayAllToAll(b, loc, name, shape, nvlinkRelays(*machine, c.ranks),
+                                channels);
     return buildPairwiseAllToAll(b, loc, name, shape);
   }
 }

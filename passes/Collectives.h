@@ -43,6 +43,13 @@ std::string algorithmUnsupported(mlir::ccl::CollectiveKind kind,
                                  llvm::ArrayRef<int> ranks,
                                  const topo::Machine *machine, bool inPlace);
 
+/// For each pair of `ranks` (world ranks in schedule order) whose route on
+/// `machine` is slower than NVLink, a schedule rank NVLink-linked to both
+/// (the least loaded so far, then the lowest), else -1: buildRelayAllToAll's
+/// table.
+std::vector<std::vector<int64_t>> nvlinkRelays(const topo::Machine &machine,
+                                               llvm::ArrayRef<int> ranks);
+
 /// Builds `c` with `algorithm` (supported, see algorithmUnsupported) in
 /// `chunks` pipelined pieces (where the algorithm pipelines) over
 /// `channels` channels; rings and chains follow the machine's ring orders.

@@ -275,7 +275,7 @@ TEST_F(ProtocolExecution, RootedAndAllToAllInLL) {
   std::string text;
   int index = 0;
   auto rooted = ccopt::algorithmsFor(ccl::CollectiveKind::Reduce);
-  auto allToAll = ccopt::algorithmsFor(ccl::CollectiveKind::AllToAll).drop_back(); // not hierarchical
+  auto allToAll = ccopt::algorithmsFor(ccl::CollectiveKind::AllToAll).take_front(2); // those without a machine
   for (auto [t, type] : llvm::enumerate(kTypes))
     for (int n : {2, 3, 5, 8}) {
       int64_t m = (t + n) % 3 == 0 ? 1 : (t + n) % 3 == 1 ? 7 : 301;
@@ -410,6 +410,23 @@ TEST_F(ProtocolExecution, RandomCollectivesEveryAlgorithm) {
     runAll(text, {"", "", 1, /*chunks=*/pick(1, 4), /*channels=*/pick(1, 3)}, index,
            /*anyProtocol=*/true);
   }
+}
+
+// The all-to-all relayed over v100x8's NVLinks, under LL.
+TEST_F(ProtocolExecution, RelayedAllToAllInLL) {
+  std::string text;
+  int index = 0;
+  for (auto [t, type] : llvm::enumerate(kTypes))
+    for (int64_t m : {1, 301}) {
+      std::string buf = bufferType(8 * m, type);
+      text += llvm::formatv("ccl.program @a{0} world(8) {{\n"
+                            "  %a = ccl.buffer \"a\" : {1}\n"
+                            "  %b = ccl.buffer \"b\" : {1}\n"
+                            "  ccl.all_to_all %a -> %b {{algorithm = \"relay\", "
+                            "protocol = \"ll\"} : {1} -> {1}\n}\n",
+                            index++, buf);
+    }
+  runAll(text, {"v100x8", "", 1, /*chunks=*/1, /*channels=*/int64_t(1 + index % 3)}, index);
 }
 
 // Pipelines longer than the mailbox (kLLSlots per channel and sender):

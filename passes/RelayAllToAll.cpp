@@ -1,0 +1,109 @@
+//===- RelayAllToAll.cpp - all-to-all over the machine's own links --------===//
+//
+// On a machine whose fast links do not join every pair of GPUs (v100x8's
+// hybrid cube mesh: each GPU has NVLinks to four of the seven others), a
+// direct all-to-all sends the other pairs' blocks over PCIe and the
+// sockets' link, many times slower. Here those blocks take two NVLink hops
+// instead: the sender writes the block into a scratch slot of a GPU linked
+// to both (the relay), which forwards it. Direct blocks go on channels
+// [0, L) and relayed ones on [L, 2L), so that between two ranks on one
+// channel the messages are of one kind and come in the same order on both
+// sides (sorted by distance, then source). Every rank has its own tasks:
+// who relays what depends on the links.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/ScheduleBuilding.h"
+
+using namespace mlir;
+using namespace mlir::sched;
+using namespace ccopt::detail;
+
+namespace {
+
+/// One relayed block: from `src` to `dst` through the relay, in its
+/// scratch slot `slot`.
+struct Job {
+  int64_t src, dst, slot;
+};
+
+} // namespace
+
+ProgramOp ccopt::buildRelayAllToAll(OpBuilder &b, Location loc, StringRef name,
+                                    const AllReduceShape &shape,
+                                    const std::vector<std::vector<int64_t>> &via,
+                                    int64_t channels) {
+  int64_t n = shape.ranks;
+  assert(!shape.inPlace && shape.count % n == 0 && "out of place, whole blocks");
+  int64_t lanes = std::clamp<int64_t>(channels, 1, std::max<int64_t>(1, n - 1));
+  auto laneOf = [&](int64_t src, int64_t dst) { return ((dst - src + n) % n - 1) % lanes; };
+  // Each relay's jobs, by (distance, source): a slot each.
+  std::vector<std::vector<Job>> jobs(n);
+  for (int64_t s = 1; s < n; ++s)
+    for (int64_t src = 0; src < n; ++src) {
+      int64_t dst = (src + s) % n, relay = via[src][dst];
+      if (relay >= 0)
+        jobs[relay].push_back({src, dst, int64_t(jobs[relay].size())});
+    }
+  int64_t slots = 0;
+  for (const auto &list : jobs)
+    slots = std::max<int64_t>(slots, list.size());
+  int64_t block = shape.count / n;
+  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllToAll, shape,
+                              /*hasRedop=*/false, shape.count, shape.count,
+                              slots * block, std::nullopt, "relay",
+                              slots ? 2 * lanes : lanes, /*chunks=*/1);
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *ctx = b.getContext();
+  auto part = [&](BufferKind kind, int64_t index, int64_t parts) {
+    return PartAttr::get(ctx, kind, AffineMap::get(1, 0, getAffineConstantExpr(index, ctx)),
+                         parts);
+  };
+  auto blockOf = [&](BufferKind kind, int64_t j) { return part(kind, j, n); };
+  auto slotOf = [&](int64_t k) { return part(BufferKind::Scratch, k, slots); };
+  auto rankAt = [&](int64_t r) {
+    return AffineMapAttr::get(AffineMap::get(1, 0, getAffineConstantExpr(r, ctx)));
+  };
+  auto task = [&](int64_t channel, int64_t rank) {
+    b.setInsertionPointToEnd(&program.getBody().front());
+    auto t = TaskOp::create(b, loc, channel, b.getI64IntegerAttr(rank), DenseI64ArrayAttr());
+    t.getBody().emplaceBlock();
+    b.setInsertionPointToStart(&t.getBody().front());
+  };
+  for (int64_t lane = 0; lane < lanes; ++lane)
+    for (int64_t r = 0; r < n; ++r) {
+      // Direct blocks: the own one, then out and in by distance.
+      task(lane, r);
+      if (lane == 0)
+        CopyOp::create(b, loc, blockOf(BufferKind::Input, r), blockOf(BufferKind::Output, r));
+      for (int64_t s = lane + 1; s < n; s += lanes)
+        if (int64_t dst = (r + s) % n; via[r][dst] < 0)
+          SendOp::create(b, loc, blockOf(BufferKind::Input, dst), rankAt(dst),
+                         blockOf(BufferKind::Output, r));
+      for (int64_t s = lane + 1; s < n; s += lanes)
+        if (int64_t src = (r - s + n) % n; via[src][r] < 0)
+          RecvOp::create(b, loc, rankAt(src), blockOf(BufferKind::Output, src));
+      if (!slots)
+        continue;
+      // Relayed blocks: this rank's first hops, its forwards, its arrivals.
+      task(lanes + lane, r);
+      for (int64_t s = lane + 1; s < n; s += lanes)
+        if (int64_t dst = (r + s) % n, relay = via[r][dst]; relay >= 0) {
+          const Job &job = *llvm::find_if(jobs[relay], [&](const Job &j) {
+            return j.src == r && j.dst == dst;
+          });
+          SendOp::create(b, loc, blockOf(BufferKind::Input, dst), rankAt(relay),
+                         slotOf(job.slot));
+        }
+      for (const Job &job : jobs[r])
+        if (laneOf(job.src, job.dst) == lane) {
+          RecvOp::create(b, loc, rankAt(job.src), slotOf(job.slot));
+          SendOp::create(b, loc, slotOf(job.slot), rankAt(job.dst),
+                         blockOf(BufferKind::Output, job.src));
+        }
+      for (int64_t s = lane + 1; s < n; s += lanes)
+        if (int64_t src = (r - s + n) % n, relay = via[src][r]; relay >= 0)
+          RecvOp::create(b, loc, rankAt(relay), blockOf(BufferKind::Output, src));
+    }
+  return program;
+}
