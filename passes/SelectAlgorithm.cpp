@@ -75,8 +75,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       if (c.shape.wire)
         bytes = bytes * c.shape.wire.getIntOrFloatBitWidth() /
                 c.shape.elementType.getIntOrFloatBitWidth();
-      us = topo::lowerBoundUs(c.kind, c.ranks, bytes, machine, /*nodeCuts=*/false);
-      latencyUs = topo::lowerBoundUs(c.kind, c.ranks, 0, machine, /*nodeCuts=*/false);
+      us = topo::lowerBoundUs(c.kind, c.ranks, bytes, machine, /*withNodeCuts=*/false);
+      latencyUs = topo::lowerBoundUs(c.kind, c.ranks, 0, machine, /*withNodeCuts=*/false);
     }
     double under(topo::Protocol protocol) const {
       return latencyUs + (us - latencyUs) / topo::bandwidthEfficiency(protocol);
