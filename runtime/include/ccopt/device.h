@@ -75,6 +75,7 @@ static_assert(sizeof(cc_args) == 64, "cc_args layout is part of the ABI");
 
 #define CC_DEVICE __device__ __forceinline__
 #define CC_HOST_DEVICE __host__ __device__ __forceinline__
+#define CC_UNROLL _Pragma("unroll")  // in shared code (the host compiler has no such pragma)
 #define CC_KERNEL(name) extern "C" __global__ void name(const cc_args* args)
 // Constant tables of emitted code (e.g. a task's rank order).
 #define CC_TABLE static __device__ const
@@ -138,6 +139,7 @@ CC_DEVICE cc_bf16 float_to_bf16(float x) { return __float2bfloat16_rn(x); }
 
 #define CC_DEVICE inline
 #define CC_HOST_DEVICE inline
+#define CC_UNROLL
 #define CC_KERNEL(name) extern "C" void name(const cc_args* args, [[maybe_unused]] int cc_bx, [[maybe_unused]] int cc_by)
 #define CC_TABLE static const
 #define CC_RANK (args->rank_base + cc_by)
@@ -683,22 +685,38 @@ CC_DEVICE void copy_bytes(unsigned char* dst, const unsigned char* src, int n) {
   for (int i = 0; i < n; ++i) dst[i] = src[i];
 }
 
-// Elements [i, i + k) (those below n) of f(a, b) as D, packed into w.
-template <class D, class F, class A, class B>
+template <int Bytes> struct uint_of;
+template <> struct uint_of<1> { typedef unsigned char type; };
+template <> struct uint_of<2> { typedef unsigned short type; };
+template <> struct uint_of<4> { typedef unsigned type; };
+template <> struct uint_of<8> { typedef cc_u64 type; };
+
+// Elements [i, i + k) (k <= Max, those below n) of f(a, b) as D, packed into
+// w (zeroed). Unrolled up to Max with shifts, so w stays in registers.
+template <int Max, class D, class F, class A, class B>
 CC_DEVICE void ll_pack(cc_u64* w, const F& f, const A* a, const B* b, long long i, int k, long long n) {
-  for (int j = 0; j < k && i + j < n; ++j) {
-    const D v = f(a[i + j], b[i + j]);
-    copy_bytes((unsigned char*)w + j * sizeof(D), (const unsigned char*)&v, (int)sizeof(D));
-  }
+  typedef typename uint_of<sizeof(D)>::type U;
+  CC_UNROLL
+  for (int j = 0; j < Max; ++j)
+    if (j < k && i + j < n) {
+      const D v = f(a[i + j], b[i + j]);
+      U u;
+      copy_bytes((unsigned char*)&u, (const unsigned char*)&v, (int)sizeof(D));
+      w[j * sizeof(D) / 8] |= (cc_u64)u << (8 * (j * sizeof(D) % 8));
+    }
 }
 
-// Elements [i, i + k) (those below n) of dst out of w.
-template <class D> CC_DEVICE void ll_unpack(D* dst, const cc_u64* w, long long i, int k, long long n) {
-  for (int j = 0; j < k && i + j < n; ++j) {
-    D v;
-    copy_bytes((unsigned char*)&v, (const unsigned char*)w + j * sizeof(D), (int)sizeof(D));
-    dst[i + j] = v;
-  }
+// Elements [i, i + k) (k <= Max, those below n) of dst out of w.
+template <int Max, class D> CC_DEVICE void ll_unpack(D* dst, const cc_u64* w, long long i, int k, long long n) {
+  typedef typename uint_of<sizeof(D)>::type U;
+  CC_UNROLL
+  for (int j = 0; j < Max; ++j)
+    if (j < k && i + j < n) {
+      const U u = (U)(w[j * sizeof(D) / 8] >> (8 * (j * sizeof(D) % 8)));
+      D v;
+      copy_bytes((unsigned char*)&v, (const unsigned char*)&u, (int)sizeof(D));
+      dst[i + j] = v;
+    }
 }
 
 // LL128 lines of a message of `bytes`: 120 data bytes each. A piece is one
@@ -725,7 +743,7 @@ CC_DEVICE void cc_ll_put(const cc_args* args, cc_ll_box box, int rank, int ch, i
   const int per = 8 / (int)sizeof(D);
   for (long long g = cc_tid(); g < groups; g += cc_nthreads()) {
     cc_u64 w = 0;
-    cc_detail::ll_pack<D>(&w, f, a, b, g * per, per, n);
+    cc_detail::ll_pack<8 / sizeof(D), D>(&w, f, a, b, g * per, per, n);
     cc_detail::ll_store(line + 2 * g, (unsigned)w, flag);
     if (8 * g + 4 < bytes) cc_detail::ll_store(line + 2 * g + 1, (unsigned)(w >> 32), flag);
   }
@@ -744,7 +762,8 @@ CC_DEVICE void cc_ll_put(const cc_args* args, cc_ll128_box box, int rank, int ch
     const int lane = (int)(p % 8);
     cc_u64 w[2] = {0, 0};
     if (p < pieces)
-      cc_detail::ll_pack<D>(w, f, a, b, cc_detail::ll128_first<D>(p), cc_detail::ll128_count<D>(p), n);
+      cc_detail::ll_pack<16 / sizeof(D), D>(w, f, a, b, cc_detail::ll128_first<D>(p),
+                                                 cc_detail::ll128_count<D>(p), n);
     if (lane == 7) w[1] = seq;
     cc_detail::ll128_store(slot + p / 8 * 16, lane, w, p < pieces);
   }
@@ -777,7 +796,7 @@ CC_DEVICE void cc_ll_recv(const cc_args* args, cc_ll_box box, int rank, int ch, 
   for (long long g = cc_tid(); g < groups; g += cc_nthreads()) {
     cc_u64 w = cc_detail::ll_wait(args, line + 2 * g, flag);
     if (8 * g + 4 < bytes) w |= (cc_u64)cc_detail::ll_wait(args, line + 2 * g + 1, flag) << 32;
-    cc_detail::ll_unpack(dst, &w, g * per, per, n);
+    cc_detail::ll_unpack<8 / sizeof(D)>(dst, &w, g * per, per, n);
   }
   cc_detail::ll_recv_done(args, rank, ch, src, seq);
 }
@@ -791,7 +810,8 @@ CC_DEVICE void cc_ll_recv(const cc_args* args, cc_ll128_box box, int rank, int c
     const long long p = base + cc_tid();
     cc_u64 w[2] = {0, 0};
     cc_detail::ll128_wait(args, slot + p / 8 * 16, (int)(p % 8), w, seq, p < pieces);
-    if (p < pieces) cc_detail::ll_unpack(dst, w, cc_detail::ll128_first<D>(p), cc_detail::ll128_count<D>(p), n);
+    if (p < pieces)
+      cc_detail::ll_unpack<16 / sizeof(D)>(dst, w, cc_detail::ll128_first<D>(p), cc_detail::ll128_count<D>(p), n);
   }
   cc_detail::ll_recv_done(args, rank, ch, src, seq);
 }
