@@ -14,7 +14,9 @@
 // (cc_ll_send / cc_ll_send_reduce: no fence, no separate flag write); the
 // receiving step polls the lines and copies them into that part
 // (cc_ll_recv: `into` of a recv, `recvd` of a fused step), after which the
-// step reads it as under Simple. Signals stay flags under both.
+// step reads it as under Simple. LL128 (`protocol = ll128`) prints the same
+// calls over a cc_ll128_box, whose overloads write 128-byte lines of 120 data
+// bytes and a flag word. Signals stay flags under every protocol.
 //
 //===----------------------------------------------------------------------===//
 
@@ -167,13 +169,13 @@ private:
   /// know about the kernel, read by runtime/ccrt (no MLIR on a GPU machine).
   void printMetadata();
 
-  /// Under LL: the message `from` sends, copied out of the mailbox into
+  /// Under LL or LL128: the message `from` sends, copied out of the mailbox into
   /// local part `name` (declared).
   void printLLRecv(StringRef name, PartAttr part) {
     os << "cc_ll_recv(args, llbox, rank, ch, from, " << local(name, part) << ", "
        << name << "_n);\n";
   }
-  /// Under LL: `src` (local, of buffer `kind`) converted to the type of
+  /// Under LL or LL128: `src` (local, of buffer `kind`) converted to the type of
   /// part `dst` into `to`'s mailbox, prescaled like printCopy.
   void printLLSendCopy(PartAttr dst, StringRef src, BufferKind kind,
                        StringRef count) {
@@ -187,7 +189,7 @@ private:
        << type << ">(args, llbox, rank, ch, to, " << src << ", " << src << ", "
        << count << ", 1LL);\n";
   }
-  /// Under LL: received (op) local into `to`'s mailbox, as printReduceLocal.
+  /// Under LL or LL128: received (op) local into `to`'s mailbox, as printReduceLocal.
   void printLLSendReduce(PartAttr dst, StringRef received, StringRef local,
                          BufferKind localKind, StringRef count, bool finalize) {
     ccl::ReductionKind kind = *program.getRedop();
@@ -200,12 +202,13 @@ private:
        << count << ", " << (divide ? std::to_string(program.getRanks()) : "1")
        << "LL);\n";
   }
-  bool isLL() { return program.getProtocolKind() == ProtocolKind::LL; }
+  /// LL or LL128: data goes through the receiver's mailbox.
+  bool isLL() { return usesMailbox(program.getProtocolKind()); }
 
   ProgramOp program;
   raw_indented_ostream &os;
   unsigned depth = 0;
-  LLMailbox mailbox; // under LL
+  LLMailbox mailbox; // under LL or LL128
   std::string taskTable; // order table of the task being printed, if any
   Operation *unsupported = nullptr; // a step the device primitives lack
 };
@@ -465,9 +468,11 @@ LogicalResult KernelPrinter::print() {
     return program.emitError("no CUDA type for ") << program.getElementType();
   if (isLL()) {
     std::string why;
-    auto box = llMailbox(program, &why);
+    auto box = llMailbox(program, program.getProtocolKind(), &why);
     if (failed(box))
-      return program.emitError("no LL emission: ") << why;
+      return program.emitError("no ")
+             << stringifyProtocolKind(program.getProtocolKind()).upper()
+             << " emission: " << why;
     mailbox = *box;
   }
   printMetadata();
@@ -493,7 +498,10 @@ LogicalResult KernelPrinter::print() {
   os << "W* const scratch = cc_buf<W>(args, rank, CC_BUF_SCRATCH);\n";
   os << "(void)input; (void)output; (void)scratch;\n";
   if (isLL())
-    os << "const cc_ll_box llbox = {" << mailbox.slots << "LL, "
+    os << "const "
+       << (program.getProtocolKind() == ProtocolKind::LL128 ? "cc_ll128_box"
+                                                            : "cc_ll_box")
+       << " llbox = {" << mailbox.slots << "LL, "
        << mailbox.lines << "LL};\n";
   int taskIndex = 0;
   for (auto task : program.getBody().front().getOps<TaskOp>()) {

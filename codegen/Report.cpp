@@ -127,9 +127,7 @@ FailureOr<Row> rowFor(Operation *op, sched::ProgramOp schedule,
   row.root = root;
   row.ranks = n;
   row.algorithm = schedule.getAlgorithm().str();
-  row.protocol = toString(schedule.getProtocolKind() == sched::ProtocolKind::LL
-                              ? Protocol::LL
-                              : Protocol::Simple).str();
+  row.protocol = toString(topo::protocolOf(schedule.getProtocolKind())).str();
   row.channels = schedule.getChannels();
   row.chunks = schedule.getChunks();
   row.timeUs = simulated->timeUs;
@@ -362,9 +360,7 @@ FailureOr<Row> rowForSchedule(sched::ProgramOp schedule,
   row.root = schedule.getRoot() ? int64_t(*schedule.getRoot()) : -1;
   row.ranks = n;
   row.algorithm = schedule.getAlgorithm().str();
-  row.protocol = toString(schedule.getProtocolKind() == sched::ProtocolKind::LL
-                              ? Protocol::LL
-                              : Protocol::Simple).str();
+  row.protocol = toString(topo::protocolOf(schedule.getProtocolKind())).str();
   row.channels = schedule.getChannels();
   row.chunks = schedule.getChunks();
   row.timeUs = simulated->timeUs;

@@ -169,7 +169,7 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     op->setAttr("schedule", FlatSymbolRefAttr::get(b.getContext(), name));
   }
 
-  /// The collective's `protocol` ("simple" or "ll", ccl-select-algorithm's
+  /// The collective's `protocol` ("simple", "ll" or "ll128", ccl-select-algorithm's
   /// choice or the user's) on the program built for it.
   void applyProtocol(Operation *op, Operation *built) {
     auto attr = op->getAttrOfType<StringAttr>("protocol");
@@ -178,7 +178,7 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     auto kind = symbolizeProtocolKind(attr.getValue());
     if (!kind) {
       op->emitError("unknown protocol '") << attr.getValue()
-                                          << "' (expected simple or ll)";
+                                          << "' (expected simple, ll or ll128)";
       return signalPassFailure();
     }
     if (*kind != ProtocolKind::Simple)

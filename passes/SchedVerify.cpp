@@ -168,10 +168,15 @@ private:
   void post(Thread &t, int64_t to, std::optional<ElementRange> landed = {},
             Slice data = {});
   /// Checks that receiving step `op` takes message `m` from `from` where
-  /// it landed, and under LL lands its data.
+  /// it landed, and under LL (or LL128) lands its data.
   LogicalResult deliver(Thread &t, Operation *op, ArrayRef<int64_t> dims,
                         int64_t from, const Message &m);
-  bool isLL() { return program.getProtocolKind() == ProtocolKind::LL; }
+  /// LL or LL128: every message of data goes through the mailbox.
+  bool isLL() { return usesMailbox(program.getProtocolKind()); }
+  /// "LL" or "LL128", for diagnostics.
+  std::string protocolName() {
+    return stringifyProtocolKind(program.getProtocolKind()).upper();
+  }
   /// Whether the machine (if any) can carry a message from t's rank to `to`.
   LogicalResult checkRoute(Thread &t, Operation *op, int64_t to);
   bool happensBefore(const Access &a, const Thread &t) const;
@@ -490,7 +495,8 @@ LogicalResult SymbolicExecution::deliver(Thread &t, Operation *op,
     }
     if (!recv && ll) {
       fail(t, op) << "expects data, but its message from rank " << from
-                  << " is a signal (an LL program's fused steps receive data)";
+                  << " is a signal (an " << protocolName()
+                  << " program's fused steps receive data)";
       return failure();
     }
     return success();
@@ -499,12 +505,13 @@ LogicalResult SymbolicExecution::deliver(Thread &t, Operation *op,
     if (ll) {
       fail(t, op) << "receives data (rank " << from << " sends it to "
                   << m.landed->str()
-                  << ") but names no `into`: an LL program's recv needs it";
+                  << ") but names no `into`: an " << protocolName()
+                  << " program's recv needs it";
       return failure();
     }
     return success();
   }
-  // Simple programs check a named `into`; LL ones every receiving step,
+  // Simple programs check a named `into`; LL(128) ones every receiving step,
   // which is where the data is copied out of the mailbox.
   if (recv || ll) {
     auto r = range(t, op, named, dims);

@@ -6,6 +6,7 @@
 #include "dialect/Sched/StepWalker.h"
 #include "topology/Bounds.h"
 #include "topology/Protocol.h"
+#include "topology/Simulator.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
@@ -32,8 +33,12 @@ constexpr int64_t kDirectScratchBytes = int64_t(256) << 20;
 /// anything with fewer hops, and verifying them costs n^2 steps.
 constexpr int64_t kDirectMaxRanks = 64;
 
-/// LL mailbox a rank may hold (its sync area): LL is for small messages.
+/// LL or LL128 mailbox a rank may hold (its sync area): they are for small
+/// and mid-size messages.
 constexpr int64_t kLLMailboxBytes = int64_t(16) << 20;
+
+constexpr sched::ProtocolKind kProtocols[] = {
+    sched::ProtocolKind::Simple, sched::ProtocolKind::LL, sched::ProtocolKind::LL128};
 
 struct Choice {
   std::string algorithm;
@@ -54,6 +59,12 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       return signalPassFailure();
     }
     machine = std::move(**loaded);
+    // LL128 relies on 128-byte lines arriving whole, which NCCL trusts (and
+    // enables LL128 by default) only over NVLink inside a node.
+    ll128 = true;
+    for (int a = 0; a < machine.gpusPerNode; ++a)
+      for (int b = 0; b < machine.gpusPerNode; ++b)
+        ll128 &= a == b || machine.routeKind(a, b) == topo::LinkKind::NvLink;
     getOperation().walk([&](Operation *op) {
       if (!isa<ccl::AllReduceOp, ccl::ReduceScatterOp, ccl::AllGatherOp,
                ccl::BroadcastOp, ccl::ReduceOp, ccl::AllToAllOp, ccl::SendOp>(op) ||
@@ -84,15 +95,16 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     double us, latencyUs;
   };
 
-  /// Simulates one candidate under Simple and, where its messages fit an
-  /// LL mailbox, LL, each only where its bound is below `beat` (the best
-  /// time so far); the faster time and its protocol. +inf when it cannot
-  /// run or cannot win.
+  /// Simulates one candidate under Simple and, where its messages fit a
+  /// mailbox of that protocol, LL and LL128, each only where its bound is
+  /// below `beat` (the best time so far); the fastest time and its
+  /// protocol. +inf when it cannot run or cannot win.
   double timeOf(const Collective &c, const Bound &bound, double beat,
                 StringRef algorithm, int64_t channels, int64_t chunks,
                 std::string &protocol) {
-    if (bound.under(topo::Protocol::Simple) >= beat &&
-        bound.under(topo::Protocol::LL) >= beat)
+    if (llvm::all_of(kProtocols, [&](sched::ProtocolKind kind) {
+          return bound.under(topo::protocolOf(kind)) >= beat;
+        }))
       return 1e300;
     OpBuilder b(&getContext());
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(b.getUnknownLoc());
@@ -100,19 +112,22 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     sched::ProgramOp program = buildCollective(b, b.getUnknownLoc(), "candidate",
                                                c, &machine, algorithm, chunks, channels);
     double best = 1e300;
-    for (auto kind : {sched::ProtocolKind::Simple, sched::ProtocolKind::LL}) {
-      if (bound.under(kind == sched::ProtocolKind::LL ? topo::Protocol::LL
-                                                      : topo::Protocol::Simple) >=
-          std::min(beat, best))
+    std::optional<FailureOr<sched::MailboxDemand>> demand; // once, for LL and LL128
+    for (auto kind : kProtocols) {
+      if (bound.under(topo::protocolOf(kind)) >= std::min(beat, best))
         continue;
-      if (kind == sched::ProtocolKind::LL) {
+      if (kind == sched::ProtocolKind::LL128 && !ll128)
+        continue;
+      if (sched::usesMailbox(kind)) {
         // Sizing the mailbox walks every rank's steps: only where that is
-        // cheap (LL is for small worlds' and buffers' latency anyway).
+        // cheap (LL and LL128 are for latency, at small worlds and sizes).
         int64_t n = c.shape.ranks;
         if (n * n * channels * chunks * 5 > kStepBudget)
           continue;
-        auto box = sched::llMailbox(program);
-        if (failed(box) || box->bytes(program) > kLLMailboxBytes)
+        if (!demand)
+          demand = sched::mailboxDemand(program);
+        if (failed(*demand) ||
+            (*demand)->under(kind).bytes(program) > kLLMailboxBytes)
           continue;
       }
       program.setProtocol(kind);
@@ -242,6 +257,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   }
 
   topo::Machine machine;
+  bool ll128 = false; // whether the machine's GPUs may use LL128
 };
 
 } // namespace

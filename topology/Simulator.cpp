@@ -76,8 +76,7 @@ public:
       : program(program), machine(machine), options(options),
         n(program.getRanks()), channels(program.getChannels()), period(n),
         load(machine.links().size(), 0), onLink(machine.links().size()) {
-    protocol = options.protocol.value_or(
-        program.getProtocolKind() == ProtocolKind::LL ? Protocol::LL : Protocol::Simple);
+    protocol = options.protocol.value_or(protocolOf(program.getProtocolKind()));
     StringRef algorithm = program.getAlgorithm();
     family = options.family.value_or(algorithm == "tree"   ? AlgorithmFamily::Tree
                                      : algorithm == "nvls" ? AlgorithmFamily::Nvls
@@ -687,6 +686,15 @@ int64_t ccopt::topo::rankPeriod(ProgramOp program, const Machine &machine) {
 
 bool ccopt::topo::hasSymmetricChannels(ProgramOp program) {
   return channelClasses(program).size() == 1;
+}
+
+Protocol ccopt::topo::protocolOf(ProtocolKind kind) {
+  switch (kind) {
+  case ProtocolKind::LL: return Protocol::LL;
+  case ProtocolKind::LL128: return Protocol::LL128;
+  case ProtocolKind::Simple: return Protocol::Simple;
+  }
+  return Protocol::Simple;
 }
 
 llvm::Expected<SimResult> ccopt::topo::simulate(ProgramOp program,

@@ -77,6 +77,9 @@ int64_t rankPeriod(mlir::sched::ProgramOp program, const Machine &machine);
 /// Whether all channels of `program` run alike (one class).
 bool hasSymmetricChannels(mlir::sched::ProgramOp program);
 
+/// The cost model's protocol for a schedule's.
+Protocol protocolOf(mlir::sched::ProtocolKind kind);
+
 /// Simulates `program` on `machine`. Schedule rank i runs on machine rank
 /// program.getRankMap()[i] (or i). Fails with a message when the program
 /// does not fit the machine.

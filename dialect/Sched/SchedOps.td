@@ -45,7 +45,8 @@ def Sched_BufferKindAttr : EnumAttr<Sched_Dialect, Sched_BufferKind, "buffer_kin
 
 def Sched_ProtocolKind : I32EnumAttr<"ProtocolKind", "how messages travel", [
   I32EnumAttrCase<"Simple", 0, "simple">,
-  I32EnumAttrCase<"LL", 1, "ll">
+  I32EnumAttrCase<"LL", 1, "ll">,
+  I32EnumAttrCase<"LL128", 2, "ll128">
 ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::sched";

@@ -182,8 +182,8 @@ Operation *StepWalker::next() {
   }
 }
 
-FailureOr<LLMailbox> mlir::sched::llMailbox(ProgramOp program,
-                                            std::string *why) {
+FailureOr<MailboxDemand> mlir::sched::mailboxDemand(ProgramOp program,
+                                                    std::string *why) {
   int64_t n = program.getRanks(), channels = program.getChannels();
   auto fail = [&](const Twine &reason) {
     if (why)
@@ -199,7 +199,7 @@ FailureOr<LLMailbox> mlir::sched::llMailbox(ProgramOp program,
   auto key = [&](int64_t from, int64_t to, int64_t ch) {
     return (from * n + to) * channels + ch;
   };
-  LLMailbox box;
+  MailboxDemand demand;
   MapCache maps;
   TaskIndex tasks(program);
   for (int64_t rank = 0; rank < n; ++rank)
@@ -208,19 +208,19 @@ FailureOr<LLMailbox> mlir::sched::llMailbox(ProgramOp program,
       while (Operation *op = walker.next()) {
         ArrayRef<int64_t> dims = walker.dims();
         if (isa<MultimemReduceOp, MultimemStoreOp>(op))
-          return fail("NVLS steps have no LL form");
+          return fail("NVLS steps have no LL or LL128 form");
         auto sends = [&](AffineMap peer, PartAttr dst) {
           int64_t to = peerRank(op, peer, dims, &maps);
           if (to < 0 || to >= n)
             return;
           int64_t &count = sent[key(rank, to, ch)];
-          box.slots = std::max(box.slots, ++count);
+          demand.messages = std::max(demand.messages, ++count);
           if (auto range = resolve(program, dst, dims, &maps)) {
             Type type = dst.getBuffer() == BufferKind::Scratch
                             ? program.getWireType()
                             : program.getElementType();
-            int64_t words = (range->size() * bytesPerElement(type) + 3) / 4;
-            box.lines = std::max(box.lines, (words + 1) / 2 * 2);
+            demand.largestBytes = std::max(
+                demand.largestBytes, range->size() * bytesPerElement(type));
           }
         };
         auto receives = [&](AffineMap peer) {
@@ -252,12 +252,33 @@ FailureOr<LLMailbox> mlir::sched::llMailbox(ProgramOp program,
                   ", " + Twine(got) +
                   " of them received by a step that names its part");
     }
-  if (box.slots && !box.lines)
-    box.lines = 2;
+  return demand;
+}
+
+LLMailbox MailboxDemand::under(ProtocolKind protocol) const {
+  LLMailbox box;
   // NCCL_STEPS slots, as NCCL's LL buffer: beyond, a sender waits for the
   // receiver to consume (each message is consumed in its receiver's program
   // order, so a pipeline keeps flowing) instead of the mailbox growing with
   // the message count.
-  box.slots = std::min<int64_t>(box.slots, kLLSlots);
+  box.slots = std::min<int64_t>(messages, kLLSlots);
+  if (!box.slots)
+    return box;
+  if (protocol == ProtocolKind::LL128) {
+    box.lineBytes = 128;
+    box.lines = std::max<int64_t>(1, (largestBytes + 119) / 120);
+  } else {
+    // cc_ll_put writes 8 data bytes (two lines) at a time.
+    box.lines = std::max<int64_t>(2, (largestBytes + 7) / 8 * 2);
+  }
   return box;
+}
+
+FailureOr<LLMailbox> mlir::sched::llMailbox(ProgramOp program,
+                                            ProtocolKind protocol,
+                                            std::string *why) {
+  auto demand = mailboxDemand(program, why);
+  if (failed(demand))
+    return failure();
+  return demand->under(protocol);
 }

@@ -95,27 +95,48 @@ private:
   SmallVector<int64_t> dimValues;
 };
 
-/// The LL mailbox a program needs in every rank's sync area (after the
-/// counters): per (channel, sender) `slots` slots of `lines` 8-byte lines,
-/// a slot for every message that sender sends that rank on that channel in
-/// one launch, as large as the largest message (4 data bytes a line, lines
-/// rounded up to even).
-/// Most slots an LL mailbox holds per (channel, sender).
+/// Most slots an LL or LL128 mailbox holds per (channel, sender).
 constexpr int64_t kLLSlots = 8;
 
+/// Whether `protocol` sends through the receiver's mailbox (LL, LL128).
+inline bool usesMailbox(ProtocolKind protocol) {
+  return protocol != ProtocolKind::Simple;
+}
+
+/// The mailbox a program needs in every rank's sync area (after the
+/// counters): per (channel, sender) `slots` slots of `lines` lines of
+/// `lineBytes`, a slot for every message that sender sends that rank on
+/// that channel in one launch, as large as the largest message. LL: 8-byte
+/// lines of 4 data bytes (lines rounded up to even); LL128: 128-byte lines
+/// of 120.
 struct LLMailbox {
-  int64_t slots = 0, lines = 0;
+  int64_t slots = 0, lines = 0, lineBytes = 8;
   /// Bytes per rank.
   int64_t bytes(ProgramOp program) const {
-    return program.getRanks() * program.getChannels() * slots * lines * 8;
+    return program.getRanks() * program.getChannels() * slots * lines * lineBytes;
   }
 };
 
-/// The mailbox `program` needs under LL, whatever its protocol attribute.
+/// What sizes a mailbox, whatever the line format: the most data messages a
+/// sender sends one receiver on one channel in a launch, and the bytes of
+/// the largest.
+struct MailboxDemand {
+  int64_t messages = 0, largestBytes = 0;
+  /// The mailbox under `protocol` (LL or LL128).
+  LLMailbox under(ProtocolKind protocol) const;
+};
+
+/// What `program` needs of a mailbox, whatever its protocol attribute.
 /// Fails (with the reason in `why`) when some rank does not receive every
 /// data message with a step that names where it goes (`sched.recv` without
-/// `into`, a message of NVLS), i.e. when the program cannot run as LL.
-FailureOr<LLMailbox> llMailbox(ProgramOp program, std::string *why = nullptr);
+/// `into`, a message of NVLS), i.e. when the program cannot run as LL or
+/// LL128.
+FailureOr<MailboxDemand> mailboxDemand(ProgramOp program,
+                                       std::string *why = nullptr);
+
+/// mailboxDemand(program)->under(protocol).
+FailureOr<LLMailbox> llMailbox(ProgramOp program, ProtocolKind protocol,
+                               std::string *why = nullptr);
 
 } // namespace mlir::sched
 

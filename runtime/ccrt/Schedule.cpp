@@ -91,12 +91,14 @@ std::string parseLine(const std::string& line, Schedule& s) {
   if (s.root >= s.ranks) return "root " + std::to_string(s.root) + " out of range";
   // Optional (emitters before the LL protocol wrote neither): Simple, no mailbox.
   if (auto it = kv.find("protocol"); it != kv.end()) {
-    if (it->second != "simple" && it->second != "ll") return "unknown protocol '" + it->second + "'";
+    if (it->second != "simple" && it->second != "ll" && it->second != "ll128")
+      return "unknown protocol '" + it->second + "'";
     s.protocol = it->second;
   }
   if (kv.count("mailbox"))
     if (!(e = needInt("mailbox", 0, s.mailboxBytes)).empty()) return e;
   if (s.protocol == "ll" && s.mailboxBytes % 8) return "mailbox must be whole 8-byte lines";
+  if (s.protocol == "ll128" && s.mailboxBytes % 128) return "mailbox must be whole 128-byte lines";
   return "";
 }
 
@@ -124,7 +126,7 @@ size_t dtypeBytes(DType type) {
 }
 
 size_t Schedule::syncBytes() const {
-  return size_t(cc_sync_words(ranks, channels)) * sizeof(cc_u64) + size_t(mailboxBytes);
+  return size_t(cc_sync_bytes(ranks, channels, mailboxBytes));
 }
 
 const Schedule* KernelLibrary::find(const std::string& kernel) const {

@@ -33,13 +33,14 @@ struct Schedule {
   bool inPlace = false;
   int root = -1;               // broadcast/reduce root, else -1
   std::vector<int> rankMap;    // schedule rank i runs on world rank rankMap[i]; empty: identity
-  std::string protocol = "simple";  // simple | ll (optional key; older files have none)
-  int64_t mailboxBytes = 0;    // LL mailbox after the counters of every sync area
+  std::string protocol = "simple";  // simple | ll | ll128 (optional key; older files have none)
+  int64_t mailboxBytes = 0;    // LL/LL128 mailbox after the counters of every sync area
 
   size_t inputBytes() const { return size_t(inputCount) * dtypeBytes(element); }
   size_t outputBytes() const { return size_t(outputCount) * dtypeBytes(element); }
   size_t scratchBytes() const { return size_t(scratchCount) * dtypeBytes(wire); }
-  /// A rank's sync area: the counters (cc_sync_words), then the mailbox.
+  /// A rank's sync area: the counters (cc_sync_words), then the mailbox
+  /// (cc_sync_bytes: from a 128-byte boundary).
   size_t syncBytes() const;
 };
 

@@ -121,7 +121,7 @@ HostWorld::Block HostWorld::allocZeroed(size_t bytes) {
 HostWorld::HostWorld(int nranks, int nchannels, size_t inputBytes, size_t outputBytes,
                      size_t scratchBytes, bool inPlace, size_t mailboxBytes)
     : nranks_(nranks), nchannels_(nchannels),
-      syncBytes_(size_t(cc_sync_words(nranks, nchannels)) * sizeof(cc_u64) + mailboxBytes) {
+      syncBytes_(size_t(cc_sync_bytes(nranks, nchannels, (long long)mailboxBytes))) {
   if (inPlace) inputBytes = outputBytes = std::max(inputBytes, outputBytes);
   bytes_[CC_BUF_INPUT] = inputBytes;
   bytes_[CC_BUF_OUTPUT] = outputBytes;

@@ -41,7 +41,7 @@ class HostWorld {
 public:
   /// Buffers are 64-byte aligned and zeroed. With `inPlace`, each rank's
   /// OUTPUT buffer is its INPUT buffer (of max(inputBytes, outputBytes)).
-  /// `mailboxBytes`: the LL mailbox that follows the counters in every sync
+  /// `mailboxBytes`: the LL/LL128 mailbox that follows the counters in every sync
   /// area (the schedule's `mailbox=`; 0 for Simple).
   HostWorld(int nranks, int nchannels, size_t inputBytes, size_t outputBytes, size_t scratchBytes,
             bool inPlace = false, size_t mailboxBytes = 0);
@@ -61,7 +61,7 @@ public:
   /// (which must hold bufferBytes(kind) and outlive the launches).
   void bind(int rank, int kind, void* data) { bufPtrs_[size_t(rank) * CC_NUM_BUFS + kind] = data; }
   /// The sync area of `rank` (cc_sync_words(nranks, nchannels) words, then
-  /// the mailbox).
+  /// the mailbox from cc_mailbox_begin).
   const cc_u64* syncArea(int rank) const { return syncPtrs_[rank]; }
 
   /// Runs `fn` once for every (rank, channel), each on its own thread, and

@@ -20,15 +20,21 @@
 // waits until inbound >= ++seen, a sender publishes ++sent into the
 // destination's inbound word.
 //
-// LL protocol (NCCL's low latency): after those words, a schedule compiled
-// for LL has a mailbox of cc_ll_box{slots, lines}: for every (channel, src)
-// `slots` slots of `lines` 8-byte lines {data32, flag32}. Message number m
-// from src (the same sent/seen counters) goes into slot (m - 1) % slots,
-// every line flagged with (unsigned)m, so the receiver polls the data itself:
-// no fence, no separate flag. A sender reuses a slot once the receiver's
-// seen counter says the previous message there was consumed; the compiler
-// gives up to 8 slots per (channel, src) (NCCL_STEPS), so a longer pipeline
-// waits for its receiver as NCCL's LL does. The mailbox is zeroed with the counters (a reset starts both over).
+// LL protocol (NCCL's low latency): from the first 128-byte boundary after
+// those words (cc_mailbox_begin), a schedule compiled for LL has a mailbox of
+// cc_ll_box{slots, lines}: for every (channel, src) `slots` slots of `lines`
+// 8-byte lines {data32, flag32}. Message number m from src (the same
+// sent/seen counters) goes into slot (m - 1) % slots, every line flagged
+// with (unsigned)m, so the receiver polls the data itself: no fence, no
+// separate flag. A sender reuses a slot once the receiver's seen counter
+// says the previous message there was consumed; the compiler gives up to 8
+// slots per (channel, src) (NCCL_STEPS), so a longer pipeline waits for its
+// receiver as NCCL's LL does. The mailbox is zeroed with the counters (a
+// reset starts both over).
+// LL128 (NCCL's): the same mailbox and flow control with cc_ll128_box, whose
+// lines are 128 bytes: 15 data words and a flag word m (64-bit). On CUDA a
+// warp writes and reads whole lines in single instructions (see ll128_store
+// for the hardware property that relies on).
 #ifndef CCOPT_DEVICE_H
 #define CCOPT_DEVICE_H
 
@@ -69,6 +75,7 @@ static_assert(sizeof(cc_args) == 64, "cc_args layout is part of the ABI");
 
 #define CC_DEVICE __device__ __forceinline__
 #define CC_HOST_DEVICE __host__ __device__ __forceinline__
+#define CC_UNROLL _Pragma("unroll")  // in shared code (the host compiler has no such pragma)
 #define CC_KERNEL(name) extern "C" __global__ void name(const cc_args* args)
 // Constant tables of emitted code (e.g. a task's rank order).
 #define CC_TABLE static __device__ const
@@ -132,6 +139,7 @@ CC_DEVICE cc_bf16 float_to_bf16(float x) { return __float2bfloat16_rn(x); }
 
 #define CC_DEVICE inline
 #define CC_HOST_DEVICE inline
+#define CC_UNROLL
 #define CC_KERNEL(name) extern "C" void name(const cc_args* args, [[maybe_unused]] int cc_bx, [[maybe_unused]] int cc_by)
 #define CC_TABLE static const
 #define CC_RANK (args->rank_base + cc_by)
@@ -316,24 +324,31 @@ template <class T> CC_DEVICE T* cc_buf(const cc_args* args, int rank, int kind) 
 }
 
 namespace cc_detail {
-// Thread 0 only. Spin until *p >= target; false on abort or timeout. A
-// timeout records CC_ERR_TIMEOUT and raises the abort flag, so every other
-// wait gives up too; an abort from elsewhere records CC_ERR_ABORTED unless an
-// error is already recorded.
+// After poll `it` of a wait that began at `start`: whether to poll again
+// (after backing off); false on abort or timeout. A timeout records
+// CC_ERR_TIMEOUT and raises the abort flag, so every other wait gives up
+// too; an abort from elsewhere records CC_ERR_ABORTED unless an error is
+// already recorded.
+CC_DEVICE bool keep_waiting(const cc_args* args, cc_u64 start, unsigned it) {
+  if (load_abort(args)) {
+    fail(args, CC_ERR_ABORTED);
+    return false;
+  }
+  if (args->timeout_ns && (it & 15u) == 0 && now_ns() - start > args->timeout_ns) {
+    fail(args, CC_ERR_TIMEOUT);
+    return false;
+  }
+  relax(it);
+  return true;
+}
+
+// Thread 0 only. Spin until *p >= target; false on abort or timeout.
 CC_DEVICE bool spin_until_geq(const cc_args* args, const cc_u64* p, cc_u64 target) {
   if (load_acquire(p) >= target) return true;
   const cc_u64 start = now_ns();
   for (unsigned it = 0;; ++it) {
     if (load_acquire(p) >= target) return true;
-    if (load_abort(args)) {
-      fail(args, CC_ERR_ABORTED);
-      return false;
-    }
-    if (args->timeout_ns && (it & 15u) == 0 && now_ns() - start > args->timeout_ns) {
-      fail(args, CC_ERR_TIMEOUT);
-      return false;
-    }
-    relax(it);
+    if (!keep_waiting(args, start, it)) return false;
   }
 }
 }  // namespace cc_detail
@@ -498,15 +513,41 @@ template <class D> CC_DEVICE void cc_scale(D* dst, long long n, long long diviso
   cc_detail::elementwise(f, dst, (D*)0, (const D*)dst, (const D*)dst, n);
 }
 
-// --- LL protocol ------------------------------------------------------------
+// --- LL and LL128 protocols ---------------------------------------------------
 
+// The mailbox starts at the first 128-byte boundary after the counters (an
+// LL128 line must be one aligned 128-byte segment; the sync areas themselves
+// are allocated aligned).
+CC_HOST_DEVICE long long cc_mailbox_begin(int nranks, int nchannels) {
+  return (cc_sync_words(nranks, nchannels) + 15) / 16 * 16;
+}
+// Bytes of a rank's sync area: the counters, then a mailbox of
+// `mailbox_bytes` (0: none, no padding).
+CC_HOST_DEVICE long long cc_sync_bytes(int nranks, int nchannels, long long mailbox_bytes) {
+  return 8 * (mailbox_bytes ? cc_mailbox_begin(nranks, nchannels) : cc_sync_words(nranks, nchannels)) +
+         mailbox_bytes;
+}
+
+// The box's type names the line format; the send and receive functions
+// below are overloaded on it, so emitted calls are the same under both.
 struct cc_ll_box {
   long long slots;  // per (channel, src): messages of one launch
-  long long lines;  // 8-byte lines per slot (even)
+  long long lines;  // 8-byte lines {data32, flag32} per slot (even)
+};
+struct cc_ll128_box {
+  long long slots;
+  long long lines;  // 128-byte lines {15 data words, flag word} per slot
 };
 
-CC_HOST_DEVICE long long cc_ll_mailbox_words(int nranks, int nchannels, cc_ll_box box) {
-  return (long long)nranks * nchannels * box.slots * box.lines;
+namespace cc_detail {
+
+CC_HOST_DEVICE long long ll_line_words(cc_ll_box) { return 1; }
+CC_HOST_DEVICE long long ll_line_words(cc_ll128_box) { return 16; }
+
+}  // namespace cc_detail
+
+template <class Box> CC_HOST_DEVICE long long cc_ll_mailbox_words(int nranks, int nchannels, Box box) {
+  return (long long)nranks * nchannels * box.slots * box.lines * cc_detail::ll_line_words(box);
 }
 
 namespace cc_detail {
@@ -519,6 +560,32 @@ CC_DEVICE void ll_store(cc_u64* line, unsigned data, unsigned flag) {
 CC_DEVICE void ll_load(const cc_u64* line, unsigned& data, unsigned& flag) {
   asm volatile("ld.volatile.global.v2.u32 {%0, %1}, [%2];" : "=r"(data), "=r"(flag) : "l"(line) : "memory");
 }
+
+// LL128 (NCCL's): lane l of 8 writes words 2l, 2l + 1 of a 128-byte line in
+// one 16-byte store, lane 7's second word being the flag, and the 32 lanes
+// of a warp store 4 whole lines in one instruction. What is relied on, as
+// NCCL's LL128 does (and enables it only where it holds: NVLink, sm_70+):
+// an aligned 128-byte segment written by one warp store instruction is seen
+// whole by a warp load instruction that reads it, never part old, part new,
+// locally and over NVLink. The PTX memory model does not promise it (it is
+// a property of the hardware), and this code has never run on a GPU.
+// __syncwarp: the lanes of a line are converged, so they store (and load)
+// in one instruction; callers keep the trip count warp-uniform.
+CC_DEVICE void ll128_store(cc_u64* line, int lane, const cc_u64* w, bool valid) {
+  __syncwarp();
+  if (valid)
+    asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(line + 2 * lane), "l"(w[0]), "l"(w[1])
+                 : "memory");
+}
+// Whether the line carried `flag` as far as this lane knows: only lane 7
+// reads the flag; the others trust the warp vote over the same load.
+CC_DEVICE bool ll128_load(const cc_u64* line, int lane, cc_u64* w, cc_u64 flag, bool valid) {
+  __syncwarp();
+  if (!valid) return true;
+  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(w[0]), "=l"(w[1]) : "l"(line + 2 * lane) : "memory");
+  return lane != 7 || w[1] == flag;
+}
+CC_DEVICE bool warp_any(bool x) { return __any_sync(0xffffffffu, x); }
 #else
 CC_DEVICE void ll_store(cc_u64* line, unsigned data, unsigned flag) {
   __atomic_store_n(line, ((cc_u64)flag << 32) | data, __ATOMIC_RELAXED);
@@ -528,13 +595,64 @@ CC_DEVICE void ll_load(const cc_u64* line, unsigned& data, unsigned& flag) {
   data = (unsigned)v;
   flag = (unsigned)(v >> 32);
 }
+
+// One thread writes a line's pieces in order, so the flag (released, last)
+// publishes the 15 data words; a reader acquires the flag before any word.
+CC_DEVICE void ll128_store(cc_u64* line, int lane, const cc_u64* w, bool valid) {
+  if (!valid) return;
+  __atomic_store_n(line + 2 * lane, w[0], __ATOMIC_RELAXED);
+  __atomic_store_n(line + 2 * lane + 1, w[1], lane == 7 ? __ATOMIC_RELEASE : __ATOMIC_RELAXED);
+}
+CC_DEVICE bool ll128_load(const cc_u64* line, int lane, cc_u64* w, cc_u64 flag, bool valid) {
+  if (!valid) return true;
+  if (__atomic_load_n(line + 15, __ATOMIC_ACQUIRE) != flag) return false;
+  w[0] = __atomic_load_n(line + 2 * lane, __ATOMIC_RELAXED);
+  w[1] = __atomic_load_n(line + 2 * lane + 1, __ATOMIC_RELAXED);
+  return true;
+}
+CC_DEVICE bool warp_any(bool x) { return x; }
 #endif
 
 // Slot of message `seq` from `src` to `owner` on `ch`, in owner's mailbox.
-CC_DEVICE cc_u64* ll_slot(const cc_args* a, cc_ll_box box, int owner, int ch, int src, cc_u64 seq) {
+template <class Box>
+CC_DEVICE cc_u64* ll_slot(const cc_args* a, Box box, int owner, int ch, int src, cc_u64 seq) {
   const long long slot = (long long)((seq - 1) % (cc_u64)box.slots);
-  return a->sync[owner] + cc_sync_words(a->nranks, a->nchannels) +
-         (((long long)ch * a->nranks + src) * box.slots + slot) * box.lines;
+  return a->sync[owner] + cc_mailbox_begin(a->nranks, a->nchannels) +
+         (((long long)ch * a->nranks + src) * box.slots + slot) * box.lines * ll_line_words(box);
+}
+
+// Number of the next message to `dst` on `ch`, once its slot is free (the
+// receiver's seen counter has passed the slot's previous message).
+template <class Box> CC_DEVICE cc_u64 ll_send_seq(const cc_args* args, Box box, int rank, int ch, int dst) {
+  cc_u64* sent = &args->sync[rank][cc_sync_sent(args, ch, dst)];
+  cc_barrier();  // a previous step's counter update is visible to every thread
+  const cc_u64 seq = *(volatile cc_u64*)sent + 1;
+  cc_barrier();
+  if (cc_tid() == 0) {
+    *sent = seq;
+    if (seq > (cc_u64)box.slots)
+      spin_until_geq(args, &args->sync[dst][cc_sync_seen(args, ch, rank)], seq - box.slots);
+  }
+  cc_barrier();
+  return seq;
+}
+
+// Number of the next message from `src` on `ch`.
+CC_DEVICE cc_u64 ll_recv_seq(const cc_args* args, int rank, int ch, int src) {
+  cc_barrier();
+  const cc_u64 seq = *(volatile cc_u64*)&args->sync[rank][cc_sync_seen(args, ch, src)] + 1;
+  cc_barrier();
+  return seq;
+}
+
+// Message `seq` from `src` was copied out: its slot is free for the sender.
+CC_DEVICE void ll_recv_done(const cc_args* args, int rank, int ch, int src, cc_u64 seq) {
+  cc_barrier();
+  if (cc_tid() == 0) {
+    fence_system();  // the block's reads of the slot come first
+    store_release(&args->sync[rank][cc_sync_seen(args, ch, src)], seq);
+  }
+  cc_barrier();
 }
 
 // The data of `line` once it carries `flag`; 0 on abort or timeout (recorded).
@@ -546,15 +664,20 @@ CC_DEVICE unsigned ll_wait(const cc_args* args, const cc_u64* line, unsigned fla
   for (unsigned it = 0;; ++it) {
     ll_load(line, data, f);
     if (f == flag) return data;
-    if (load_abort(args)) {
-      fail(args, CC_ERR_ABORTED);
-      return 0;
-    }
-    if (args->timeout_ns && (it & 15u) == 0 && now_ns() - start > args->timeout_ns) {
-      fail(args, CC_ERR_TIMEOUT);
-      return 0;
-    }
-    relax(it);
+    if (!keep_waiting(args, start, it)) return 0;
+  }
+}
+
+// Piece `lane` (words 2 lane, 2 lane + 1) of an LL128 line carrying `flag`.
+// On CUDA the whole warp polls until each of its lines carries its flag,
+// every lane re-reading its piece (a line is only whole as one load).
+// False on abort or timeout (recorded).
+CC_DEVICE bool ll128_wait(const cc_args* args, const cc_u64* line, int lane, cc_u64* w, cc_u64 flag, bool valid) {
+  if (!warp_any(!ll128_load(line, lane, w, flag, valid))) return true;
+  const cc_u64 start = now_ns();
+  for (unsigned it = 0;; ++it) {
+    if (!warp_any(!ll128_load(line, lane, w, flag, valid))) return true;
+    if (warp_any(!keep_waiting(args, start, it))) return false;
   }
 }
 
@@ -562,49 +685,100 @@ CC_DEVICE void copy_bytes(unsigned char* dst, const unsigned char* src, int n) {
   for (int i = 0; i < n; ++i) dst[i] = src[i];
 }
 
+template <int Bytes> struct uint_of;
+template <> struct uint_of<1> { typedef unsigned char type; };
+template <> struct uint_of<2> { typedef unsigned short type; };
+template <> struct uint_of<4> { typedef unsigned type; };
+template <> struct uint_of<8> { typedef cc_u64 type; };
+
+// Elements [i, i + k) (k <= Max, those below n) of f(a, b) as D, packed into
+// w (zeroed). Unrolled up to Max with shifts, so w stays in registers.
+template <int Max, class D, class F, class A, class B>
+CC_DEVICE void ll_pack(cc_u64* w, const F& f, const A* a, const B* b, long long i, int k, long long n) {
+  typedef typename uint_of<sizeof(D)>::type U;
+  CC_UNROLL
+  for (int j = 0; j < Max; ++j)
+    if (j < k && i + j < n) {
+      const D v = f(a[i + j], b[i + j]);
+      U u;
+      copy_bytes((unsigned char*)&u, (const unsigned char*)&v, (int)sizeof(D));
+      w[j * sizeof(D) / 8] |= (cc_u64)u << (8 * (j * sizeof(D) % 8));
+    }
+}
+
+// Elements [i, i + k) (k <= Max, those below n) of dst out of w.
+template <int Max, class D> CC_DEVICE void ll_unpack(D* dst, const cc_u64* w, long long i, int k, long long n) {
+  typedef typename uint_of<sizeof(D)>::type U;
+  CC_UNROLL
+  for (int j = 0; j < Max; ++j)
+    if (j < k && i + j < n) {
+      const U u = (U)(w[j * sizeof(D) / 8] >> (8 * (j * sizeof(D) % 8)));
+      D v;
+      copy_bytes((unsigned char*)&v, (const unsigned char*)&u, (int)sizeof(D));
+      dst[i + j] = v;
+    }
+}
+
+// LL128 lines of a message of `bytes`: 120 data bytes each. A piece is one
+// lane's 16 bytes (8 of data for lane 7); 120 and 16 are multiples of every
+// element size, so no element straddles pieces.
+CC_DEVICE long long ll128_pieces(long long bytes) { return (bytes + 119) / 120 * 8; }
+template <class D> CC_DEVICE long long ll128_first(long long piece) {
+  return (piece / 8 * 120 + piece % 8 * 16) / (long long)sizeof(D);
+}
+template <class D> CC_DEVICE int ll128_count(long long piece) { return (piece % 8 == 7 ? 8 : 16) / (int)sizeof(D); }
+
 }  // namespace cc_detail
 
 // Sends f(a[i], b[i]) as n elements of D (1, 2, 4 or 8 bytes) to `dst` on
-// `ch`: packed into 4-byte data words, each in a line with the message's flag.
+// `ch`: LL packs them into 4-byte data words, each in a line with the
+// message's flag.
 template <class D, class F, class A, class B>
 CC_DEVICE void cc_ll_put(const cc_args* args, cc_ll_box box, int rank, int ch, int dst, const F& f,
                          const A* a, const B* b, long long n) {
-  cc_u64* sent = &args->sync[rank][cc_sync_sent(args, ch, dst)];
-  cc_barrier();  // a previous step's counter update is visible to every thread
-  const cc_u64 seq = *(volatile cc_u64*)sent + 1;
-  cc_barrier();
-  if (cc_tid() == 0) {
-    *sent = seq;
-    if (seq > (cc_u64)box.slots)  // the slot's previous message was consumed
-      cc_detail::spin_until_geq(args, &args->sync[dst][cc_sync_seen(args, ch, rank)], seq - box.slots);
-  }
-  cc_barrier();
+  const cc_u64 seq = cc_detail::ll_send_seq(args, box, rank, ch, dst);
   cc_u64* line = cc_detail::ll_slot(args, box, dst, ch, rank, seq);
   const unsigned flag = (unsigned)seq;
   const long long bytes = n * (long long)sizeof(D), groups = (bytes + 7) / 8;
   const int per = 8 / (int)sizeof(D);
   for (long long g = cc_tid(); g < groups; g += cc_nthreads()) {
-    unsigned w[2] = {0u, 0u};
-    for (int k = 0; k < per && g * per + k < n; ++k) {
-      const D v = f(a[g * per + k], b[g * per + k]);
-      cc_detail::copy_bytes((unsigned char*)w + k * sizeof(D), (const unsigned char*)&v, (int)sizeof(D));
-    }
-    cc_detail::ll_store(line + 2 * g, w[0], flag);
-    if (8 * g + 4 < bytes) cc_detail::ll_store(line + 2 * g + 1, w[1], flag);
+    cc_u64 w = 0;
+    cc_detail::ll_pack<8 / sizeof(D), D>(&w, f, a, b, g * per, per, n);
+    cc_detail::ll_store(line + 2 * g, (unsigned)w, flag);
+    if (8 * g + 4 < bytes) cc_detail::ll_store(line + 2 * g + 1, (unsigned)(w >> 32), flag);
+  }
+}
+
+// LL128: 120 bytes of elements and the message's number in each 128-byte line.
+template <class D, class F, class A, class B>
+CC_DEVICE void cc_ll_put(const cc_args* args, cc_ll128_box box, int rank, int ch, int dst, const F& f,
+                         const A* a, const B* b, long long n) {
+  const cc_u64 seq = cc_detail::ll_send_seq(args, box, rank, ch, dst);
+  cc_u64* slot = cc_detail::ll_slot(args, box, dst, ch, rank, seq);
+  const long long pieces = cc_detail::ll128_pieces(n * (long long)sizeof(D));
+  // The same trip count for every thread (ll128_store syncs the warp).
+  for (long long base = 0; base < pieces; base += cc_nthreads()) {
+    const long long p = base + cc_tid();
+    const int lane = (int)(p % 8);
+    cc_u64 w[2] = {0, 0};
+    if (p < pieces)
+      cc_detail::ll_pack<16 / sizeof(D), D>(w, f, a, b, cc_detail::ll128_first<D>(p),
+                                                 cc_detail::ll128_count<D>(p), n);
+    if (lane == 7) w[1] = seq;
+    cc_detail::ll128_store(slot + p / 8 * 16, lane, w, p < pieces);
   }
 }
 
 // dst[i] = cvt<D>(src[i]) in `to`'s mailbox.
-template <class D, class S>
-CC_DEVICE void cc_ll_send(const cc_args* args, cc_ll_box box, int rank, int ch, int to, const S* src,
-                          long long n) {
+template <class D, class Box, class S>
+CC_DEVICE void cc_ll_send(const cc_args* args, Box box, int rank, int ch, int to, const S* src, long long n) {
   cc_ll_put<D>(args, box, rank, ch, to, cc_detail::fn_copy<D>(), src, src, n);
 }
 
 // cvt<D>(OP(a[i], b[i]) [/ divisor]) in `to`'s mailbox, as cc_reduce computes it.
-template <class OP, class D, class A, class B>
-CC_DEVICE void cc_ll_send_reduce(const cc_args* args, cc_ll_box box, int rank, int ch, int to, const A* a,
-                                 const B* b, long long n, long long divisor) {
+template <class OP, class D, class Box, class A, class B>
+CC_DEVICE void cc_ll_send_reduce(const cc_args* args, Box box, int rank, int ch, int to, const A* a, const B* b,
+                                 long long n, long long divisor) {
   cc_detail::fn_reduce<OP, D> f;
   f.divisor = divisor;
   cc_ll_put<D>(args, box, rank, ch, to, f, a, b, n);
@@ -614,30 +788,32 @@ CC_DEVICE void cc_ll_send_reduce(const cc_args* args, cc_ll_box box, int rank, i
 // n elements into dst; then tells the sender the slot is free.
 template <class D>
 CC_DEVICE void cc_ll_recv(const cc_args* args, cc_ll_box box, int rank, int ch, int src, D* dst, long long n) {
-  cc_u64* seen = &args->sync[rank][cc_sync_seen(args, ch, src)];
-  cc_barrier();
-  const cc_u64 seq = *(volatile cc_u64*)seen + 1;
-  cc_barrier();
+  const cc_u64 seq = cc_detail::ll_recv_seq(args, rank, ch, src);
   const cc_u64* line = cc_detail::ll_slot(args, box, rank, ch, src, seq);
   const unsigned flag = (unsigned)seq;
   const long long bytes = n * (long long)sizeof(D), groups = (bytes + 7) / 8;
   const int per = 8 / (int)sizeof(D);
   for (long long g = cc_tid(); g < groups; g += cc_nthreads()) {
-    unsigned w[2] = {0u, 0u};
-    w[0] = cc_detail::ll_wait(args, line + 2 * g, flag);
-    if (8 * g + 4 < bytes) w[1] = cc_detail::ll_wait(args, line + 2 * g + 1, flag);
-    for (int k = 0; k < per && g * per + k < n; ++k) {
-      D v;
-      cc_detail::copy_bytes((unsigned char*)&v, (const unsigned char*)w + k * sizeof(D), (int)sizeof(D));
-      dst[g * per + k] = v;
-    }
+    cc_u64 w = cc_detail::ll_wait(args, line + 2 * g, flag);
+    if (8 * g + 4 < bytes) w |= (cc_u64)cc_detail::ll_wait(args, line + 2 * g + 1, flag) << 32;
+    cc_detail::ll_unpack<8 / sizeof(D)>(dst, &w, g * per, per, n);
   }
-  cc_barrier();
-  if (cc_tid() == 0) {
-    cc_detail::fence_system();  // the block's reads of the slot come first
-    cc_detail::store_release(seen, seq);
+  cc_detail::ll_recv_done(args, rank, ch, src, seq);
+}
+
+template <class D>
+CC_DEVICE void cc_ll_recv(const cc_args* args, cc_ll128_box box, int rank, int ch, int src, D* dst, long long n) {
+  const cc_u64 seq = cc_detail::ll_recv_seq(args, rank, ch, src);
+  const cc_u64* slot = cc_detail::ll_slot(args, box, rank, ch, src, seq);
+  const long long pieces = cc_detail::ll128_pieces(n * (long long)sizeof(D));
+  for (long long base = 0; base < pieces; base += cc_nthreads()) {  // warp-uniform, as in cc_ll_put
+    const long long p = base + cc_tid();
+    cc_u64 w[2] = {0, 0};
+    cc_detail::ll128_wait(args, slot + p / 8 * 16, (int)(p % 8), w, seq, p < pieces);
+    if (p < pieces)
+      cc_detail::ll_unpack<16 / sizeof(D)>(dst, w, cc_detail::ll128_first<D>(p), cc_detail::ll128_count<D>(p), n);
   }
-  cc_barrier();
+  cc_detail::ll_recv_done(args, rank, ch, src, seq);
 }
 
 #endif  // CCOPT_DEVICE_H

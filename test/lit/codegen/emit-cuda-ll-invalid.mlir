@@ -2,7 +2,7 @@
 
 // NVLS steps move data through the switch, not in messages: an LL program
 // cannot hold them (and the emitter says so before anything else).
-// CHECK: error: no LL emission: NVLS steps have no LL form
+// CHECK: error: no LL emission: NVLS steps have no LL or LL128 form
 #other = affine_map<(d0) -> ((d0 + 1) mod 2)>
 sched.program @nvls_ll attributes {algorithm = "nvls", channels = 1 : i64,
     collective = #ccl<collective all_reduce>, element_type = f32,

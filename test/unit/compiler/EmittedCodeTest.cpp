@@ -44,36 +44,41 @@ TEST(EmittedCode, CompilesWithNvrtcForAmpereAndHopper) {
 }
 
 // The LL protocol's kernels (8-byte volatile {data, flag} lines, elements of
-// 1, 2, 4 and 8 bytes packed into data words, a 16-bit wire) compile too.
+// 1, 2, 4 and 8 bytes packed into data words, a 16-bit wire) compile too,
+// and so do LL128's (128-byte lines as v2.u64 stores and loads of 8 lanes,
+// warp votes).
 TEST(EmittedCode, LLCompilesWithNvrtcForAmpereAndHopper) {
 #ifndef CCOPT_HAVE_NVRTC
   GTEST_SKIP() << "no NVRTC in this build (CUDA toolkit missing)";
 #else
   mlir::MLIRContext context;
   ccopt::test::loadDialects(context);
-  // One kernel per element size (NVRTC time grows with the inlined LL
-  // steps: a few small kernels).
-  std::string text = "ccl.program @ll world(4) {\n";
-  int index = 0;
-  for (auto [type, algorithm] : {std::pair{"i8", "ring"}, {"f16", "oneshot"},
-                                 {"f32", "tree"}, {"ui64", "ring"}}) {
-    std::string buf = "!ccl.buffer<1003x" + std::string(type) + ">";
-    std::string name = "%b" + std::to_string(index++);
-    text += "  " + name + " = ccl.buffer \"" + name.substr(1) + "\" : " + buf + "\n";
-    text += "  ccl.all_reduce sum " + name + " -> " + name + " {algorithm = \"" +
-            algorithm + "\", protocol = \"ll\"} : " + buf + " -> " + buf + "\n";
-  }
-  text += "  %w = ccl.buffer \"w\" : !ccl.buffer<999xf32>\n"
-          "  ccl.all_reduce avg %w -> %w {compress = f16, protocol = \"ll\"} : "
-          "!ccl.buffer<999xf32> -> !ccl.buffer<999xf32>\n}\n";
-  auto compiled = ccopt::test::compile(context, text, {"a100x8", "", 1, 1, 1});
-  ASSERT_TRUE(compiled.module) << compiled.error;
-  ASSERT_NE(compiled.cuda.find("cc_ll_recv"), std::string::npos);
-  for (int arch : {80, 90}) {
-    auto result = ccopt::rt::compileWithNvrtc(compiled.cuda, "ll.cu", arch);
-    EXPECT_TRUE(result.ok) << "sm_" << arch << ":\n" << result.log;
-    EXPECT_FALSE(result.cubin.empty());
-    std::cout << "[ nvrtc   ] LL sm_" << arch << " " << result.seconds << " s\n";
+  for (std::string protocol : {"ll", "ll128"}) {
+    // One kernel per element size (NVRTC time grows with the inlined LL
+    // steps: a few small kernels).
+    std::string text = "ccl.program @" + protocol + " world(4) {\n";
+    int index = 0;
+    for (auto [type, algorithm] : {std::pair{"i8", "ring"}, {"f16", "oneshot"},
+                                   {"f32", "tree"}, {"ui64", "ring"}}) {
+      std::string buf = "!ccl.buffer<1003x" + std::string(type) + ">";
+      std::string name = "%b" + std::to_string(index++);
+      text += "  " + name + " = ccl.buffer \"" + name.substr(1) + "\" : " + buf + "\n";
+      text += "  ccl.all_reduce sum " + name + " -> " + name + " {algorithm = \"" +
+              algorithm + "\", protocol = \"" + protocol + "\"} : " + buf + " -> " + buf + "\n";
+    }
+    text += "  %w = ccl.buffer \"w\" : !ccl.buffer<999xf32>\n"
+            "  ccl.all_reduce avg %w -> %w {compress = f16, protocol = \"" + protocol + "\"} : "
+            "!ccl.buffer<999xf32> -> !ccl.buffer<999xf32>\n}\n";
+    auto compiled = ccopt::test::compile(context, text, {"a100x8", "", 1, 1, 1});
+    ASSERT_TRUE(compiled.module) << compiled.error;
+    ASSERT_NE(compiled.cuda.find("cc_ll_recv"), std::string::npos);
+    ASSERT_EQ(compiled.cuda.find("cc_ll128_box") != std::string::npos, protocol == "ll128");
+    for (int arch : {80, 90}) {
+      auto result = ccopt::rt::compileWithNvrtc(compiled.cuda, protocol + ".cu", arch);
+      EXPECT_TRUE(result.ok) << protocol << " sm_" << arch << ":\n" << result.log;
+      EXPECT_FALSE(result.cubin.empty());
+      std::cout << "[ nvrtc   ] " << protocol << " sm_" << arch << " " << result.seconds << " s\n";
+    }
   }
 #endif
 }

@@ -67,8 +67,8 @@ TEST(KernelLibrary, RejectsBadMetadata) {
   EXPECT_NE(s.message.find("cannot read /nonexistent/k.cu"), std::string::npos) << s.message;
 }
 
-// The LL protocol's keys: optional (Simple, no mailbox, without them); the
-// mailbox is added to every sync area.
+// The protocol keys: optional (Simple, no mailbox, without them); the
+// mailbox is added to every sync area, from a 128-byte boundary.
 TEST(KernelLibrary, ReadsProtocolAndMailbox) {
   const std::string line =
       "// ccopt-schedule kernel=k collective=all_reduce redop=sum ranks=2 channels=3 element=f32 wire=f32 "
@@ -80,10 +80,15 @@ TEST(KernelLibrary, ReadsProtocolAndMailbox) {
   EXPECT_EQ(lib.schedules[0].syncBytes(), size_t(cc_sync_words(2, 3)) * 8);
   ASSERT_TRUE(parseKernelLibrary(line + " protocol=ll mailbox=96\n", lib).ok());
   EXPECT_EQ(lib.schedules[0].protocol, "ll");
-  EXPECT_EQ(lib.schedules[0].syncBytes(), size_t(cc_sync_words(2, 3)) * 8 + 96);
-  for (auto [extra, message] : {std::pair{" protocol=ll128", "unknown protocol 'll128'"},
+  EXPECT_EQ(cc_mailbox_begin(2, 3), 32);  // 19 counter words, then up to 128 bytes
+  EXPECT_EQ(lib.schedules[0].syncBytes(), size_t(32 * 8 + 96));
+  ASSERT_TRUE(parseKernelLibrary(line + " protocol=ll128 mailbox=768\n", lib).ok());
+  EXPECT_EQ(lib.schedules[0].protocol, "ll128");
+  EXPECT_EQ(lib.schedules[0].syncBytes(), size_t(32 * 8 + 768));
+  for (auto [extra, message] : {std::pair{" protocol=ll256", "unknown protocol 'll256'"},
                                 {" protocol=ll mailbox=-8", "bad mailbox '-8'"},
-                                {" protocol=ll mailbox=12", "mailbox must be whole 8-byte lines"}}) {
+                                {" protocol=ll mailbox=12", "mailbox must be whole 8-byte lines"},
+                                {" protocol=ll128 mailbox=96", "mailbox must be whole 128-byte lines"}}) {
     Status s = parseKernelLibrary(line + extra + "\n", lib);
     EXPECT_EQ(s.code, Code::InvalidArgument) << extra;
     EXPECT_NE(s.message.find(message), std::string::npos) << s.message;
