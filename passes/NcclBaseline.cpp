@@ -96,12 +96,14 @@ int64_t elementBytes(mlir::Type type) {
   return (type.getIntOrFloatBitWidth() + 7) / 8;
 }
 
-int64_t piecesOf(int64_t bytes, Protocol protocol) {
+
+
+} // namespace
+
+int64_t ccopt::piecesOf(int64_t bytes, Protocol protocol) {
   int64_t piece = pieceBytes(protocol);
   return std::max<int64_t>(1, (bytes + piece - 1) / piece);
 }
-
-} // namespace
 
 llvm::Expected<ccopt::BaselineResult>
 ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,

@@ -44,6 +44,10 @@ ncclBaseline(mlir::MLIRContext *context, mlir::ccl::CollectiveKind kind,
              const AllReduceShape &shape, llvm::ArrayRef<int> ranks,
              const topo::Machine &machine, int64_t root = 0);
 
+/// Pieces NCCL cuts `bytes` (one ring part or chain of one channel) into
+/// under `protocol`: its step size per protocol.
+int64_t piecesOf(int64_t bytes, topo::Protocol protocol);
+
 /// Channels NCCL runs on `machine` (its rings/trees per collective).
 int64_t ncclChannels(const topo::Machine &machine);
 

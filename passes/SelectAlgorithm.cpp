@@ -205,8 +205,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         continue;
       // The direct algorithms (and the others' scratch copies) win on
       // latency, for small buffers and worlds.
+      // (All-to-all is n^2 transfers whatever the algorithm; its direct form
+      // is NCCL's.)
       bool direct = algorithm == "oneshot" || algorithm == "twoshot" ||
-                    algorithm == "direct";
+                    (algorithm == "direct" && c.kind != ccl::CollectiveKind::AllToAll);
       if ((direct && n > kDirectMaxRanks) ||
           scratchBytes(c, algorithm, perNode) > std::max(kDirectScratchBytes, c.bytes))
         continue;
@@ -236,6 +238,24 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         // rails, NVLink-disjoint rings), so time is not unimodal in them.
         if (bestChunks && (!bestHere || bestChunks->timeUs < bestHere->timeUs))
           bestHere = bestChunks;
+      }
+      // NCCL's own channels and pieces for its rings and chains, where the
+      // step budget cut the search short of them (up to 16 budgets: as
+      // much as simulating NCCL's choice for the report costs).
+      if (algorithm == "ring" || algorithm == "chain") {
+        int64_t channels = ncclChannels(machine);
+        int64_t part = algorithm == "chain" ? c.bytes / channels : c.bytes / (n * channels);
+        int64_t chunks = piecesOf(part, topo::Protocol::Simple);
+        int64_t steps = n * channels * chunks * stepsPerRank(c, algorithm, perNode);
+        if (steps <= 16 * kStepBudget &&
+            (!bestHere || bestHere->channels != channels || bestHere->chunks != chunks)) {
+          std::string protocol;
+          double us = timeOf(c, bound, fastest, algorithm, channels, chunks, protocol);
+          if (us < 1e300 && (!bestHere || us < bestHere->timeUs)) {
+            fastest = std::min(fastest, us);
+            bestHere = Choice{algorithm.str(), channels, chunks, us, protocol};
+          }
+        }
       }
       if (bestHere)
         best.push_back(*bestHere);
