@@ -56,9 +56,12 @@ public:
   Fastest(const Machine &machine, mlir::ccl::CollectiveKind kind,
           llvm::ArrayRef<int> ranks, int64_t bytes)
       : machine(machine), boundUs(lowerBoundUs(kind, ranks, bytes, machine)),
-        latencyUs(lowerBoundUs(kind, ranks, 0, machine)) {}
+        latencyUs(lowerBoundUs(kind, ranks, 0, machine)),
+        ll128(ccopt::ringsStayOnNvlink(machine, ranks)) {}
 
   bool worthTrying(Protocol protocol) const {
+    if (protocol == Protocol::LL128 && !ll128)
+      return false;
     return !best || latencyUs + (boundUs - latencyUs) /
                                     bandwidthEfficiency(protocol) <
                         best->timeUs;
@@ -85,6 +88,7 @@ public:
 private:
   const Machine &machine;
   double boundUs, latencyUs;
+  bool ll128; // NCCL enables LL128 (ringsStayOnNvlink)
 };
 
 /// Simple first: at large sizes it wins and the others need not run.
@@ -99,6 +103,17 @@ int64_t elementBytes(mlir::Type type) {
 
 
 } // namespace
+
+bool ccopt::ringsStayOnNvlink(const Machine &machine, llvm::ArrayRef<int> ranks) {
+  for (const std::vector<int> &ring : ringOrders(machine, ranks, ncclChannels(machine)))
+    for (size_t i = 0; i < ring.size(); ++i) {
+      int a = ring[i], b = ring[(i + 1) % ring.size()];
+      if (a != b && machine.nodeOf(a) == machine.nodeOf(b) &&
+          machine.routeKind(a, b) != LinkKind::NvLink)
+        return false;
+    }
+  return true;
+}
 
 int64_t ccopt::piecesOf(int64_t bytes, Protocol protocol) {
   int64_t piece = pieceBytes(protocol);

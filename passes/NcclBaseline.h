@@ -48,6 +48,12 @@ ncclBaseline(mlir::MLIRContext *context, mlir::ccl::CollectiveKind kind,
 /// under `protocol`: its step size per protocol.
 int64_t piecesOf(int64_t bytes, topo::Protocol protocol);
 
+/// Whether every hop of NCCL's rings among `ranks` inside a node is NVLink:
+/// where NCCL turns LL128 on by default (src/graph/tuning.cc, typeIntra <=
+/// PATH_NVB: "other cases are not tested and may cause silent data
+/// corruption").
+bool ringsStayOnNvlink(const topo::Machine &machine, llvm::ArrayRef<int> ranks);
+
 /// Channels NCCL runs on `machine` (its rings/trees per collective).
 int64_t ncclChannels(const topo::Machine &machine);
 

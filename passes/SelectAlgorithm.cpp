@@ -11,6 +11,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <map>
+
 namespace ccopt {
 #define GEN_PASS_DEF_CCLSELECTALGORITHM
 #include "passes/Passes.h.inc"
@@ -60,7 +62,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     }
     machine = std::move(**loaded);
     // LL128 relies on 128-byte lines arriving whole, which NCCL trusts (and
-    // enables LL128 by default) only over NVLink inside a node.
+    // enables LL128 by default) only over NVLink inside a node: for every
+    // algorithm where all GPU pairs of a node are NVLinked, for rings and
+    // chains where their hops are (v100x8's cube mesh).
     ll128 = true;
     for (int a = 0; a < machine.gpusPerNode; ++a)
       for (int b = 0; b < machine.gpusPerNode; ++b)
@@ -116,7 +120,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     for (auto kind : kProtocols) {
       if (bound.under(topo::protocolOf(kind)) >= std::min(beat, best))
         continue;
-      if (kind == sched::ProtocolKind::LL128 && !ll128)
+      if (kind == sched::ProtocolKind::LL128 && !ll128 &&
+          !((algorithm == "ring" || algorithm == "chain") && ringsOnNvlink(c)))
         continue;
       if (sched::usesMailbox(kind)) {
         // Sizing the mailbox walks every rank's steps: only where that is
@@ -276,8 +281,18 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     return success();
   }
 
+  /// Whether the rings among `c`'s ranks stay on NVLink inside a node
+  /// (remembered per rank set).
+  bool ringsOnNvlink(const Collective &c) {
+    auto [it, fresh] = nvlinkRings.try_emplace(c.ranks);
+    if (fresh)
+      it->second = ringsStayOnNvlink(machine, c.ranks);
+    return it->second;
+  }
+
   topo::Machine machine;
-  bool ll128 = false; // whether the machine's GPUs may use LL128
+  bool ll128 = false; // whether the machine's GPUs may use LL128 everywhere
+  std::map<std::vector<int>, bool> nvlinkRings;
 };
 
 } // namespace
