@@ -26,16 +26,6 @@ int64_t channelsFor(int64_t count, int64_t channels) {
   return std::clamp<int64_t>(count, 1, std::max<int64_t>(1, channels));
 }
 
-/// A task for rank `rank` only, on `channel`; `b` is left in its body.
-void buildRankTask(OpBuilder &b, Location loc, ProgramOp program, int64_t channel,
-                   int64_t rank) {
-  b.setInsertionPointToEnd(&program.getBody().front());
-  auto task = TaskOp::create(b, loc, channel, b.getI64IntegerAttr(rank),
-                             DenseI64ArrayAttr());
-  task.getBody().emplaceBlock();
-  b.setInsertionPointToStart(&task.getBody().front());
-}
-
 } // namespace
 
 ProgramOp ccopt::buildDirectReduceScatter(OpBuilder &b, Location loc,

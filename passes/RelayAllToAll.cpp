@@ -64,16 +64,10 @@ ProgramOp ccopt::buildRelayAllToAll(OpBuilder &b, Location loc, StringRef name,
   auto rankAt = [&](int64_t r) {
     return AffineMapAttr::get(AffineMap::get(1, 0, getAffineConstantExpr(r, ctx)));
   };
-  auto task = [&](int64_t channel, int64_t rank) {
-    b.setInsertionPointToEnd(&program.getBody().front());
-    auto t = TaskOp::create(b, loc, channel, b.getI64IntegerAttr(rank), DenseI64ArrayAttr());
-    t.getBody().emplaceBlock();
-    b.setInsertionPointToStart(&t.getBody().front());
-  };
   for (int64_t lane = 0; lane < lanes; ++lane)
     for (int64_t r = 0; r < n; ++r) {
       // Direct blocks: the own one, then out and in by distance.
-      task(lane, r);
+      buildRankTask(b, loc, program, lane, r);
       if (lane == 0)
         CopyOp::create(b, loc, blockOf(BufferKind::Input, r), blockOf(BufferKind::Output, r));
       for (int64_t s = lane + 1; s < n; s += lanes)
@@ -86,7 +80,7 @@ ProgramOp ccopt::buildRelayAllToAll(OpBuilder &b, Location loc, StringRef name,
       if (!slots)
         continue;
       // Relayed blocks: this rank's first hops, its forwards, its arrivals.
-      task(lanes + lane, r);
+      buildRankTask(b, loc, program, lanes + lane, r);
       for (int64_t s = lane + 1; s < n; s += lanes)
         if (int64_t dst = (r + s) % n, relay = via[r][dst]; relay >= 0) {
           const Job &job = *llvm::find_if(jobs[relay], [&](const Job &j) {

@@ -52,6 +52,16 @@ TaskOp ccopt::detail::buildTask(OpBuilder &b, Location loc, ProgramOp program,
   return task;
 }
 
+TaskOp ccopt::detail::buildRankTask(OpBuilder &b, Location loc, ProgramOp program,
+                                    int64_t channel, int64_t rank) {
+  b.setInsertionPointToEnd(&program.getBody().front());
+  auto task = TaskOp::create(b, loc, channel, b.getI64IntegerAttr(rank),
+                             DenseI64ArrayAttr());
+  task.getBody().emplaceBlock();
+  b.setInsertionPointToStart(&task.getBody().front());
+  return task;
+}
+
 AffineMapAttr ccopt::detail::ringPeer(AffineExpr rank, int64_t n, unsigned numDims) {
   return AffineMapAttr::get(AffineMap::get(numDims, 0, rank % n));
 }

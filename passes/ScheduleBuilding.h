@@ -30,6 +30,12 @@ mlir::sched::TaskOp buildTask(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::sched::ProgramOp program, int64_t channel,
                               const RingOrders &orders = {});
 
+/// A task on `channel` for schedule rank `rank` only, appended to
+/// `program`; `b` is left at the start of its body.
+mlir::sched::TaskOp buildRankTask(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::sched::ProgramOp program, int64_t channel,
+                                  int64_t rank);
+
 /// `rank mod n` as a peer map over `numDims` dimensions.
 mlir::AffineMapAttr ringPeer(mlir::AffineExpr rank, int64_t n, unsigned numDims);
 
