@@ -20,18 +20,21 @@ FailureOr<Collective> describeCollective(Operation *op) {
   auto n = ccl::participantCount(op, group);
   if (!n)
     return op->emitError("the number of ranks is unknown: run ccl-assign-world first");
+  // World ranks of the participants, in group order.
+  std::vector<int> participants;
+  if (group)
+    llvm::append_range(participants,
+                       cast<ccl::GroupOp>(SymbolTable::lookupSymbolIn(
+                                              op->getParentOfType<ccl::ProgramOp>(), group))
+                           .getRanks());
+  else
+    llvm::append_range(participants, llvm::seq<int>(0, *n));
   Collective c;
   if (auto send = dyn_cast<ccl::SendOp>(op)) {
     // Schedule rank 0 sends, rank 1 receives.
     auto type = cast<ccl::BufferType>(send.getBuffer().getType());
     c.kind = K::SendRecv;
-    c.ranks = {int(send.getFrom()), int(send.getTo())};
-    if (group) {
-      auto ranks = cast<ccl::GroupOp>(SymbolTable::lookupSymbolIn(
-                                          op->getParentOfType<ccl::ProgramOp>(), group))
-                       .getRanks();
-      c.ranks = {int(ranks[send.getFrom()]), int(ranks[send.getTo()])};
-    }
+    c.ranks = {participants[send.getFrom()], participants[send.getTo()]};
     c.shape = {2, type.getCount(), type.getElementType(), ccl::ReductionKind::Sum,
                false, SmallVector<int64_t>(c.ranks.begin(), c.ranks.end())};
     c.bytes = type.getSizeInBytes();
@@ -57,13 +60,7 @@ FailureOr<Collective> describeCollective(Operation *op) {
              {}};
   if (auto compress = op->getAttrOfType<TypeAttr>("compress"))
     c.shape.wire = compress.getValue();
-  if (group)
-    llvm::append_range(
-        c.ranks, cast<ccl::GroupOp>(SymbolTable::lookupSymbolIn(
-                                        op->getParentOfType<ccl::ProgramOp>(), group))
-                     .getRanks());
-  else
-    llvm::append_range(c.ranks, llvm::seq<int>(0, *n));
+  c.ranks = std::move(participants);
   if (!llvm::equal(c.ranks, llvm::seq<int>(0, *n)))
     llvm::append_range(c.shape.rankMap, c.ranks);
   if (auto root = op->getAttrOfType<IntegerAttr>("root"))
