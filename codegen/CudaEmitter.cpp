@@ -163,7 +163,12 @@ private:
   std::string tableName(int task, StringRef what) {
     return (ccopt::kernelName(program) + "_task" + Twine(task) + "_" + what).str();
   }
-  /// Rank orders of tasks with a rank_map, as constant tables.
+  /// Who has which region of the LL mailbox (LLMailbox::senders).
+  std::string sendersTableName() {
+    return ccopt::kernelName(program) + "_ll_senders";
+  }
+  /// Rank orders of tasks with a rank_map and the mailbox's regions, as
+  /// constant tables.
   void printTables();
   /// One `// ccopt-schedule key=value ...` line: what a launcher needs to
   /// know about the kernel, read by runtime/ccrt (no MLIR on a GPU machine).
@@ -214,6 +219,11 @@ private:
 };
 
 void KernelPrinter::printTables() {
+  if (!mailbox.senders.empty()) {
+    os << "CC_TABLE int " << sendersTableName() << "[] = {";
+    llvm::interleaveComma(mailbox.senders, os);
+    os << "};\n";
+  }
   int taskIndex = 0;
   for (auto task : program.getBody().front().getOps<TaskOp>()) {
     if (auto map = task.getRankMap()) {
@@ -501,8 +511,10 @@ LogicalResult KernelPrinter::print() {
     os << "const "
        << (program.getProtocolKind() == ProtocolKind::LL128 ? "cc_ll128_box"
                                                             : "cc_ll_box")
-       << " llbox = {" << mailbox.slots << "LL, "
-       << mailbox.lines << "LL};\n";
+       << " llbox = {" << mailbox.slots << "LL, " << mailbox.lines << "LL, "
+       << mailbox.regions << "LL, "
+       << (mailbox.senders.empty() ? std::string("0") : sendersTableName())
+       << "};\n";
   int taskIndex = 0;
   for (auto task : program.getBody().front().getOps<TaskOp>()) {
     os << "if (ch == " << task.getChannel();

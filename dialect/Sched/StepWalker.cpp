@@ -244,14 +244,19 @@ FailureOr<MailboxDemand> mlir::sched::mailboxDemand(ProgramOp program,
             });
       }
     }
-  for (auto [k, count] : sent)
-    if (int64_t got = named.lookup(k); got != count) {
-      int64_t ch = k % channels, to = k / channels % n, from = k / channels / n;
+  demand.ranks = n;
+  demand.senders.resize(channels * n);
+  for (auto [k, count] : sent) {
+    int64_t ch = k % channels, to = k / channels % n, from = k / channels / n;
+    demand.senders[ch * n + to].push_back(from);
+    if (int64_t got = named.lookup(k); got != count)
       return fail("rank " + Twine(from) + " sends rank " + Twine(to) + " " +
                   Twine(count) + " data message(s) on channel " + Twine(ch) +
                   ", " + Twine(got) +
                   " of them received by a step that names its part");
-    }
+  }
+  for (auto &from : demand.senders)
+    llvm::sort(from);
   return demand;
 }
 
@@ -264,6 +269,20 @@ LLMailbox MailboxDemand::under(ProtocolKind protocol) const {
   box.slots = std::min<int64_t>(messages, kLLSlots);
   if (!box.slots)
     return box;
+  size_t most = 0;
+  for (const auto &from : senders)
+    most = std::max(most, from.size());
+  box.regions = most;
+  // A table of at most 64 Ki entries, else a region for every rank.
+  if (most > 1 && senders.size() * most > (1 << 16)) {
+    box.regions = ranks;
+  } else if (most > 1) {
+    box.senders.reserve(senders.size() * most);
+    for (const auto &from : senders) {
+      box.senders.append(from.begin(), from.end());
+      box.senders.append(most - from.size(), -1);
+    }
+  }
   if (protocol == ProtocolKind::LL128) {
     box.lineBytes = 128;
     box.lines = std::max<int64_t>(1, (largestBytes + 119) / 120);

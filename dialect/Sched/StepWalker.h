@@ -104,24 +104,34 @@ inline bool usesMailbox(ProtocolKind protocol) {
 }
 
 /// The mailbox a program needs in every rank's sync area (after the
-/// counters): per (channel, sender) `slots` slots of `lines` lines of
-/// `lineBytes`, a slot for every message that sender sends that rank on
-/// that channel in one launch, as large as the largest message. LL: 8-byte
-/// lines of 4 data bytes (lines rounded up to even); LL128: 128-byte lines
-/// of 120.
+/// counters): per channel `regions` regions, one for each rank that sends
+/// this rank messages on that channel, of `slots` slots of `lines` lines of
+/// `lineBytes`; a slot for every message that sender sends on that channel
+/// in one launch (up to kLLSlots), as large as the largest message. LL:
+/// 8-byte lines of 4 data bytes (lines rounded up to even); LL128: 128-byte
+/// lines of 120.
+///
+/// A ring's receiver hears from one rank per channel: one region (the
+/// sender's is 0). Where some hear from several, `senders` lists them for
+/// every (channel, receiver), `regions` entries each padded with -1, and a
+/// sender's region is its index there; where that table would be large,
+/// `senders` is empty and every rank has a region (`regions` = ranks, the
+/// sender's is its rank).
 struct LLMailbox {
-  int64_t slots = 0, lines = 0, lineBytes = 8;
+  int64_t slots = 0, lines = 0, lineBytes = 8, regions = 0;
+  SmallVector<int32_t> senders;
   /// Bytes per rank.
   int64_t bytes(ProgramOp program) const {
-    return program.getRanks() * program.getChannels() * slots * lines * lineBytes;
+    return program.getChannels() * regions * slots * lines * lineBytes;
   }
 };
 
 /// What sizes a mailbox, whatever the line format: the most data messages a
-/// sender sends one receiver on one channel in a launch, and the bytes of
-/// the largest.
+/// sender sends one receiver on one channel in a launch, the bytes of the
+/// largest, and who sends whom: `senders[ch * ranks + receiver]`, sorted.
 struct MailboxDemand {
-  int64_t messages = 0, largestBytes = 0;
+  int64_t ranks = 0, messages = 0, largestBytes = 0;
+  std::vector<SmallVector<int32_t, 2>> senders;
   /// The mailbox under `protocol` (LL or LL128).
   LLMailbox under(ProtocolKind protocol) const;
 };

@@ -22,8 +22,11 @@
 //
 // LL protocol (NCCL's low latency): from the first 128-byte boundary after
 // those words (cc_mailbox_begin), a schedule compiled for LL has a mailbox of
-// cc_ll_box{slots, lines}: for every (channel, src) `slots` slots of `lines`
-// 8-byte lines {data32, flag32}. Message number m from src (the same
+// cc_ll_box{slots, lines, regions, senders}: for every channel `regions`
+// regions, one per rank that sends this one messages on it, of `slots`
+// slots of `lines` 8-byte lines {data32, flag32}. A sender's region is its
+// index in senders[(ch * nranks + owner) * regions ...]; without that table,
+// 0 where every rank hears from one rank per channel (rings), else its rank. Message number m from src (the same
 // sent/seen counters) goes into slot (m - 1) % slots, every line flagged
 // with (unsigned)m, so the receiver polls the data itself: no fence, no
 // separate flag. A sender reuses a slot once the receiver's seen counter
@@ -531,12 +534,16 @@ CC_HOST_DEVICE long long cc_sync_bytes(int nranks, int nchannels, long long mail
 // The box's type names the line format; the send and receive functions
 // below are overloaded on it, so emitted calls are the same under both.
 struct cc_ll_box {
-  long long slots;  // per (channel, src): messages of one launch
-  long long lines;  // 8-byte lines {data32, flag32} per slot (even)
+  long long slots;    // per (channel, src): messages of one launch
+  long long lines;    // 8-byte lines {data32, flag32} per slot (even)
+  long long regions;   // per channel
+  const int* senders;  // per (channel, owner): who has which region
 };
 struct cc_ll128_box {
   long long slots;
   long long lines;  // 128-byte lines {15 data words, flag word} per slot
+  long long regions;
+  const int* senders;
 };
 
 namespace cc_detail {
@@ -545,10 +552,6 @@ CC_HOST_DEVICE long long ll_line_words(cc_ll_box) { return 1; }
 CC_HOST_DEVICE long long ll_line_words(cc_ll128_box) { return 16; }
 
 }  // namespace cc_detail
-
-template <class Box> CC_HOST_DEVICE long long cc_ll_mailbox_words(int nranks, int nchannels, Box box) {
-  return (long long)nranks * nchannels * box.slots * box.lines * cc_detail::ll_line_words(box);
-}
 
 namespace cc_detail {
 
@@ -617,8 +620,14 @@ CC_DEVICE bool warp_any(bool x) { return x; }
 template <class Box>
 CC_DEVICE cc_u64* ll_slot(const cc_args* a, Box box, int owner, int ch, int src, cc_u64 seq) {
   const long long slot = (long long)((seq - 1) % (cc_u64)box.slots);
+  long long region = box.regions == 1 ? 0 : src;
+  if (box.senders) {
+    const int* s = box.senders + ((long long)ch * a->nranks + owner) * box.regions;
+    for (region = 0; s[region] != src; ++region) {
+    }
+  }
   return a->sync[owner] + cc_mailbox_begin(a->nranks, a->nchannels) +
-         (((long long)ch * a->nranks + src) * box.slots + slot) * box.lines * ll_line_words(box);
+         (((long long)ch * box.regions + region) * box.slots + slot) * box.lines * ll_line_words(box);
 }
 
 // Number of the next message to `dst` on `ch`, once its slot is free (the
