@@ -22,12 +22,14 @@ def CclAssignWorld : Pass<"ccl-assign-world", "::mlir::ModuleOp"> {
 }
 
 def CclSelectAlgorithm : Pass<"ccl-select-algorithm", "::mlir::ModuleOp"> {
-  let summary = "Pick each all_reduce's algorithm, channels and chunks by simulation";
+  let summary = "Pick each collective's algorithm, protocol, channels and chunks by simulation";
   let description = [{
-    For every all_reduce: candidates are the ring and the tree, each over a
-    range of channel counts and pipelined chunks; each is built as a
-    schedule and simulated on the machine under the Simple protocol and,
-    where its LL mailbox stays small (16 MiB a rank), under LL. Every power-of-two channel count up to twice NCCL's
+    For every collective and send/recv: candidates are the algorithms that
+    can build it on the machine, each over a range of channel counts and
+    pipelined chunks; each is built as a schedule and simulated on the
+    machine under Simple and, where its mailbox fits (no region over NCCL's
+    buffer for one connection: LL 512 KiB, LL128 4.7 MB; 256 MiB a rank in
+    all), under LL and LL128. Every power-of-two channel count up to twice NCCL's
     is tried, and for each the chunks double only while that gets faster;
     candidates over a budget of simulated steps are skipped (at least one
     per algorithm runs), so the search stays small at thousands of ranks. The winner is

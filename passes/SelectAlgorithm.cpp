@@ -35,9 +35,15 @@ constexpr int64_t kDirectScratchBytes = int64_t(256) << 20;
 /// anything with fewer hops, and verifying them costs n^2 steps.
 constexpr int64_t kDirectMaxRanks = 64;
 
-/// LL or LL128 mailbox a rank may hold (its sync area): they are for small
-/// and mid-size messages.
-constexpr int64_t kLLMailboxBytes = int64_t(16) << 20;
+/// A mailbox region (one sender's slots, on one channel) holds no more than
+/// NCCL's buffer for one connection under that protocol (src/init.cc
+/// DEFAULT_LL_BUFFSIZE: 8 lines x 512 threads x NCCL_STEPS x 16 bytes;
+/// DEFAULT_LL128_BUFFSIZE: 120 x 640 x NCCL_STEPS x 8 bytes), and a rank's
+/// whole mailbox no more than the direct algorithms' scratch.
+int64_t mailboxRegionLimit(sched::ProtocolKind kind) {
+  return kind == sched::ProtocolKind::LL128 ? 120 * 640 * 8 * 8 : 8 * 512 * 8 * 16;
+}
+constexpr int64_t kMailboxBytes = kDirectScratchBytes;
 
 constexpr sched::ProtocolKind kProtocols[] = {
     sched::ProtocolKind::Simple, sched::ProtocolKind::LL, sched::ProtocolKind::LL128};
@@ -131,8 +137,11 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           continue;
         if (!demand)
           demand = sched::mailboxDemand(program);
-        if (failed(*demand) ||
-            (*demand)->under(kind).bytes(program) > kLLMailboxBytes)
+        if (failed(*demand))
+          continue;
+        sched::LLMailbox box = (*demand)->under(kind);
+        if (box.regionBytes() > mailboxRegionLimit(kind) ||
+            box.bytes(program) > kMailboxBytes)
           continue;
       }
       program.setProtocol(kind);

@@ -120,9 +120,11 @@ inline bool usesMailbox(ProtocolKind protocol) {
 struct LLMailbox {
   int64_t slots = 0, lines = 0, lineBytes = 8, regions = 0;
   SmallVector<int32_t> senders;
+  /// Bytes of one region.
+  int64_t regionBytes() const { return slots * lines * lineBytes; }
   /// Bytes per rank.
   int64_t bytes(ProgramOp program) const {
-    return program.getChannels() * regions * slots * lines * lineBytes;
+    return program.getChannels() * regions * regionBytes();
   }
 };
 
