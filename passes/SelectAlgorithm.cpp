@@ -102,18 +102,41 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     double under(topo::Protocol protocol) const {
       return latencyUs + (us - latencyUs) / topo::bandwidthEfficiency(protocol);
     }
+    /// The same, for an algorithm whose data takes `hops` steps one after
+    /// the other: it pays at least their latencies (each at least an NVLink
+    /// hop's) after the collective's base latency.
+    double under(topo::Protocol protocol, int64_t hops) const {
+      double path = topo::baseLatencyUs(topo::AlgorithmFamily::Ring, protocol) +
+                    hops * topo::hopLatencyUs(topo::AlgorithmFamily::Ring, protocol,
+                                              topo::LinkKind::NvLink);
+      return std::max(under(protocol), hops ? path : 0.0);
+    }
     double us, latencyUs;
   };
+
+  /// Steps in a row that every candidate of `algorithm` takes: a ring's
+  /// block goes round (an all-reduce's twice), a chain's message down the
+  /// chain; 0 where not counted.
+  static int64_t stepsInARow(const Collective &c, StringRef algorithm) {
+    int64_t n = c.shape.ranks;
+    if (algorithm == "ring")
+      return c.kind == ccl::CollectiveKind::AllReduce ? 2 * (n - 1) : n - 1;
+    if (algorithm == "chain")
+      return n - 1;
+    return 0;
+  }
 
   /// Simulates one candidate under Simple and, where its messages fit a
   /// mailbox of that protocol, LL and LL128, each only where its bound is
   /// below `beat` (the best time so far); the fastest time and its
-  /// protocol. +inf when it cannot run or cannot win.
+  /// protocol. +inf when it cannot run or cannot win, or when it would take
+  /// longer than `giveUpAfter` (the simulations stop there).
   double timeOf(const Collective &c, const Bound &bound, double beat,
-                StringRef algorithm, int64_t channels, int64_t chunks,
-                std::string &protocol) {
+                double giveUpAfter, StringRef algorithm, int64_t channels,
+                int64_t chunks, std::string &protocol) {
+    int64_t hops = stepsInARow(c, algorithm);
     if (llvm::all_of(kProtocols, [&](sched::ProtocolKind kind) {
-          return bound.under(topo::protocolOf(kind)) >= beat;
+          return bound.under(topo::protocolOf(kind), hops) >= beat;
         }))
       return 1e300;
     OpBuilder b(&getContext());
@@ -124,7 +147,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     double best = 1e300;
     std::optional<FailureOr<sched::MailboxDemand>> demand; // once, for LL and LL128
     for (auto kind : kProtocols) {
-      if (bound.under(topo::protocolOf(kind)) >= std::min(beat, best))
+      if (bound.under(topo::protocolOf(kind), hops) >= std::min(beat, best))
         continue;
       if (kind == sched::ProtocolKind::LL128 && !ll128 &&
           !((algorithm == "ring" || algorithm == "chain") && ringsOnNvlink(c)))
@@ -145,11 +168,15 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           continue;
       }
       program.setProtocol(kind);
-      auto result = topo::simulate(program, machine);
+      topo::SimOptions options;
+      options.giveUpAfterUs = std::min(giveUpAfter, best);
+      auto result = topo::simulate(program, machine, options);
       if (!result) {
         llvm::consumeError(result.takeError());
         continue;
       }
+      if (result->gaveUp)
+        continue;
       if (result->timeUs < best) {
         best = result->timeUs;
         protocol = sched::stringifyProtocolKind(kind).str();
@@ -208,7 +235,13 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         c.kind == ccl::CollectiveKind::SendRecv ? 1 : 2 * ncclChannels(machine);
     std::optional<int64_t> perNode = ranksPerNode(machine, c.ranks);
     ArrayRef<StringRef> algorithms = algorithmsFor(c.kind);
-    for (StringRef algorithm : algorithms) {
+    // Those with long chains of steps last: by then the best time so far
+    // prunes most of their candidates.
+    SmallVector<StringRef> searchOrder(algorithms);
+    llvm::stable_sort(searchOrder, [&](StringRef a, StringRef b) {
+      return stepsInARow(c, a) < stepsInARow(c, b);
+    });
+    for (StringRef algorithm : searchOrder) {
       if (algorithm == "tree" && n < 3)
         continue; // a tree of two is the ring
       if (n < 2 && algorithm != algorithms.front())
@@ -241,8 +274,16 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           int64_t steps = n * channels * chunks * stepsPerRank(c, algorithm, perNode);
           if (steps > kStepBudget && (bestChunks || bestHere))
             break;
+          // The chunks double while that gets faster, so a pipeline's first
+          // candidate runs to the end, even when slower than the best so far
+          // (more chunks may win), the next ones only while they beat it;
+          // other candidates only while they beat the best so far.
+          double giveUpAfter = bestChunks ? bestChunks->timeUs
+                               : pipelined ? 1e300
+                                           : fastest;
           std::string protocol;
-          double us = timeOf(c, bound, fastest, algorithm, channels, chunks, protocol);
+          double us = timeOf(c, bound, fastest, giveUpAfter, algorithm,
+                             channels, chunks, protocol);
           if (us >= 1e300 || (bestChunks && us >= bestChunks->timeUs))
             break;
           fastest = std::min(fastest, us);
@@ -264,7 +305,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         if (steps <= 16 * kStepBudget &&
             (!bestHere || bestHere->channels != channels || bestHere->chunks != chunks)) {
           std::string protocol;
-          double us = timeOf(c, bound, fastest, algorithm, channels, chunks, protocol);
+          double us = timeOf(c, bound, fastest, fastest, algorithm, channels,
+                             chunks, protocol);
           if (us < 1e300 && (!bestHere || us < bestHere->timeUs)) {
             fastest = std::min(fastest, us);
             bestHere = Choice{algorithm.str(), channels, chunks, us, protocol};
@@ -276,7 +318,13 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     }
     if (best.empty())
       return op->emitError("no algorithm can run this collective on the machine");
-    llvm::stable_sort(best, [](const Choice &a, const Choice &b) { return a.timeUs < b.timeUs; });
+    // Ties go to the catalogue's order.
+    auto rank = [&](const Choice &choice) {
+      return llvm::find(algorithms, choice.algorithm) - algorithms.begin();
+    };
+    llvm::stable_sort(best, [&](const Choice &a, const Choice &b) {
+      return std::make_pair(a.timeUs, rank(a)) < std::make_pair(b.timeUs, rank(b));
+    });
     Builder b(&getContext());
     op->setAttr("algorithm", b.getStringAttr(best[0].algorithm));
     op->setAttr("channels", b.getI64IntegerAttr(best[0].channels));

@@ -494,6 +494,11 @@ llvm::Expected<SimResult> Simulation::run() {
     } else {
       now = nextWake;
     }
+    if (now > options.giveUpAfterUs) {
+      result.timeUs = now;
+      result.gaveUp = true;
+      return std::move(result);
+    }
   }
   for (const Thread &t : threads)
     if (!t.done)

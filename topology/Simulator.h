@@ -45,6 +45,9 @@ struct SimOptions {
   /// rank's parts have equal sizes, within one element per part otherwise.
   /// (Off when tracing.)
   bool foldSymmetricRanks = true;
+  /// Stop once the clock passes this (µs): the result then has that time
+  /// and `gaveUp` (a search only needs to know the candidate loses).
+  double giveUpAfterUs = 1e300;
 };
 
 struct TraceEvent {
@@ -56,6 +59,7 @@ struct TraceEvent {
 
 struct SimResult {
   double timeUs = 0;
+  bool gaveUp = false; ///< past SimOptions::giveUpAfterUs, not finished
   int64_t wireBytes = 0; ///< bytes all sends put on links, summed
   int64_t steps = 0;     ///< steps all ranks and channels executed
   std::vector<TraceEvent> events;

@@ -149,13 +149,20 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
 
+  // --mlir-timing: parsing, each pass and the emitter, as mlir-opt shows them.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope total = timing.getRootScope();
   auto run = [&]() -> LogicalResult {
+    TimingScope parsing = total.nest("Parser");
     OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    parsing.stop();
     if (!module)
       return failure();
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
+    pm.enableTiming(total);
     if (pipeline.hasAnyOccurrences()) {
       auto onError = [&](const Twine &msg) {
         emitError(UnknownLoc::get(&context)) << msg;
@@ -187,6 +194,7 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
     }
     if (failed(pm.run(*module)))
       return failure();
+    TimingScope output = total.nest("Output");
     if (emit == Emit::Cuda)
       return ccopt::emitCuda(*module, os);
     if (emit == Emit::Report) {

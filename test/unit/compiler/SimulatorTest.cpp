@@ -216,6 +216,24 @@ TEST_F(SimulatorTest, SameProgramSameResult) {
   }
 }
 
+// A search's candidate is abandoned once the clock passes what it must
+// beat, and finishes as before when it never does.
+TEST_F(SimulatorTest, GivesUpPastTheTimeToBeat) {
+  topo::Machine m = preset("a100x8");
+  auto program = ring(8, 64 * MiB, 4, 4);
+  SimResult full = run(program, m);
+  SimOptions early, late;
+  early.giveUpAfterUs = full.timeUs / 2;
+  late.giveUpAfterUs = full.timeUs;
+  SimResult abandoned = run(program, m, early), finished = run(program, m, late);
+  EXPECT_TRUE(abandoned.gaveUp);
+  EXPECT_GT(abandoned.timeUs, early.giveUpAfterUs);
+  EXPECT_LT(abandoned.steps, full.steps);
+  EXPECT_FALSE(finished.gaveUp);
+  EXPECT_EQ(finished.timeUs, full.timeUs);
+  EXPECT_FALSE(full.gaveUp);
+}
+
 TEST_F(SimulatorTest, FoldingSymmetricChannelsChangesNothing) {
   topo::Machine m = preset("a100x8");
   for (int64_t bytes : {8 * KiB, 4 * MiB, 256 * MiB}) {
