@@ -2,6 +2,7 @@
 
 #include "codegen/Report.h"
 
+#include "passes/Collectives.h"
 #include "passes/NcclBaseline.h"
 #include "topology/Bounds.h"
 #include "topology/Simulator.h"
@@ -48,31 +49,6 @@ std::string typeName(Type type) {
   return s;
 }
 
-/// World ranks a collective runs among.
-std::vector<int> participants(Operation *op, FlatSymbolRefAttr group, int64_t world) {
-  std::vector<int> ranks;
-  if (group) {
-    auto program = op->getParentOfType<ccl::ProgramOp>();
-    for (int64_t r : cast<ccl::GroupOp>(SymbolTable::lookupSymbolIn(program, group)).getRanks())
-      ranks.push_back(r);
-  } else {
-    for (int r = 0; r < world; ++r)
-      ranks.push_back(r);
-  }
-  return ranks;
-}
-
-/// The collective's kind and its ranks: world ranks in schedule-rank order
-/// (for a send/recv, the sender then the receiver).
-std::vector<int> worldRanks(Operation *op) {
-  auto program = op->getParentOfType<ccl::ProgramOp>();
-  auto group = op->getAttrOfType<FlatSymbolRefAttr>("group");
-  std::vector<int> ranks = participants(op, group, *program.getWorld());
-  if (auto send = dyn_cast<ccl::SendOp>(op))
-    return {ranks[send.getFrom()], ranks[send.getTo()]};
-  return ranks;
-}
-
 /// The buffer whose size nccl-tests reports (the larger one) and the one
 /// the algorithm builders count in (a rank's block for reduce_scatter and
 /// all_gather); null for a barrier.
@@ -88,6 +64,33 @@ std::pair<ccl::BufferType, ccl::BufferType> buffersOf(Operation *op) {
   return {second, first};
 }
 
+/// A row's fields that come from the schedule and its simulation, once
+/// the row's size and ranks are known.
+void fillRun(Row &row, ccl::CollectiveKind kind, sched::ProgramOp schedule,
+             const SimResult &simulated) {
+  row.collective = ccl::stringifyCollectiveKind(kind).str();
+  row.algorithm = schedule.getAlgorithm().str();
+  row.protocol = toString(topo::protocolOf(schedule.getProtocolKind())).str();
+  row.channels = schedule.getChannels();
+  row.chunks = schedule.getChunks();
+  row.timeUs = simulated.timeUs;
+  // nccl-tests: algbw = size / time; bytes per µs / 1e3 = GB/s.
+  row.algbw = row.sizeBytes / row.timeUs / 1e3;
+  row.busbw = row.algbw * busBandwidthFactor(kind, row.ranks);
+  row.wireType = typeName(schedule.getWireType());
+  row.wireBytes = simulated.wireBytes;
+  row.uncompressedTimeUs = row.timeUs;
+  row.uncompressedWireBytes = row.wireBytes;
+}
+
+/// A row's NCCL fields.
+void fillNccl(Row &row, ccl::CollectiveKind kind, const BaselineResult &nccl) {
+  row.ncclAlgorithm = nccl.algorithm;
+  row.ncclProtocol = toString(nccl.protocol).str();
+  row.ncclTimeUs = nccl.timeUs;
+  row.ncclBusbw = row.sizeBytes / nccl.timeUs / 1e3 * busBandwidthFactor(kind, row.ranks);
+}
+
 FailureOr<Row> rowFor(Operation *op, sched::ProgramOp schedule,
                       const ReportOptions &options) {
   const Machine &machine = *options.machine;
@@ -97,58 +100,42 @@ FailureOr<Row> rowFor(Operation *op, sched::ProgramOp schedule,
     return failure();
   };
   ccl::CollectiveKind kind = schedule.getCollective();
-  std::vector<int> ranks = worldRanks(op);
-  int n = ranks.size();
+  auto c = describeCollective(op);
+  if (mlir::failed(c))
+    return failure();
   auto simulated = simulate(schedule, machine); // in the program's protocol
   if (!simulated)
     return fail(simulated.takeError());
-  auto [whole, block] = buffersOf(op);
-  Type elementType = whole ? whole.getElementType() : schedule.getElementType();
-  ccl::ReductionKind redop = ccl::ReductionKind::Sum;
+  bool barrier = kind == ccl::CollectiveKind::Barrier;
+  Type elementType = barrier ? schedule.getElementType() : c->shape.elementType;
   auto redopAttr = op->getAttrOfType<ccl::ReductionKindAttr>("op");
-  if (redopAttr)
-    redop = redopAttr.getValue();
   int64_t root = -1;
   if (auto attr = op->getAttrOfType<IntegerAttr>("root"))
     root = attr.getInt();
-  bool inPlace = op->getNumOperands() == 2 && op->getOperand(0) == op->getOperand(1);
-  AllReduceShape shape{n, block ? block.getCount() : 0, elementType, redop,
-                       inPlace, {}};
-  auto nccl = ncclBaseline(op->getContext(), kind, shape, ranks, machine,
+  // NCCL sends the elements as they are.
+  AllReduceShape shape = c->shape;
+  shape.elementType = elementType;
+  shape.wire = {};
+  auto nccl = ncclBaseline(op->getContext(), kind, shape, c->ranks, machine,
                            std::max<int64_t>(root, 0));
   if (!nccl)
     return fail(nccl.takeError());
   Row row;
-  row.collective = ccl::stringifyCollectiveKind(kind).str();
-  row.sizeBytes = whole ? whole.getSizeInBytes() : 0;
+  row.sizeBytes = c->bytes;
+  ccl::BufferType whole = buffersOf(op).first;
   row.count = whole ? whole.getCount() : 0;
   row.dtype = typeName(elementType);
-  row.redop = redopAttr ? ccl::stringifyReductionKind(redop).str() : "none";
+  row.redop = redopAttr ? ccl::stringifyReductionKind(redopAttr.getValue()).str() : "none";
   row.root = root;
-  row.ranks = n;
-  row.algorithm = schedule.getAlgorithm().str();
-  row.protocol = toString(topo::protocolOf(schedule.getProtocolKind())).str();
-  row.channels = schedule.getChannels();
-  row.chunks = schedule.getChunks();
-  row.timeUs = simulated->timeUs;
-  double factor = busBandwidthFactor(kind, n);
-  // nccl-tests: algbw = size / time; bytes per µs / 1e3 = GB/s.
-  row.algbw = row.sizeBytes / row.timeUs / 1e3;
-  row.busbw = row.algbw * factor;
-  row.ncclAlgorithm = nccl->algorithm;
-  row.ncclProtocol = toString(nccl->protocol).str();
-  row.ncclTimeUs = nccl->timeUs;
-  row.ncclBusbw = row.sizeBytes / nccl->timeUs / 1e3 * factor;
-  row.boundUs = lowerBoundUs(kind, ranks, row.sizeBytes, machine);
+  row.ranks = c->ranks.size();
+  fillRun(row, kind, schedule, *simulated);
+  fillNccl(row, kind, *nccl);
+  row.boundUs = lowerBoundUs(kind, c->ranks, row.sizeBytes, machine);
   if (auto runnerUp = op->getAttrOfType<StringAttr>("runner_up")) {
     row.runnerUp = runnerUp.str();
     if (auto us = op->getAttrOfType<FloatAttr>("runner_up_us"))
       row.runnerUpUs = us.getValueAsDouble();
   }
-  row.wireType = typeName(schedule.getWireType());
-  row.wireBytes = simulated->wireBytes;
-  row.uncompressedTimeUs = row.timeUs;
-  row.uncompressedWireBytes = row.wireBytes;
   if (schedule.getWire()) {
     // The same collective, selected and lowered without compression.
     ReportOptions plain = options;
@@ -351,7 +338,6 @@ FailureOr<Row> rowForSchedule(sched::ProgramOp schedule,
   int64_t elementBytes = std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
   int64_t in = schedule.getInputCount(), out = schedule.getOutputCount();
   Row row;
-  row.collective = ccl::stringifyCollectiveKind(kind).str();
   row.count = std::max(in, out);
   row.sizeBytes = row.count * elementBytes;
   row.dtype = typeName(elementType);
@@ -359,19 +345,8 @@ FailureOr<Row> rowForSchedule(sched::ProgramOp schedule,
   row.redop = redop ? ccl::stringifyReductionKind(*redop).str() : "none";
   row.root = schedule.getRoot() ? int64_t(*schedule.getRoot()) : -1;
   row.ranks = n;
-  row.algorithm = schedule.getAlgorithm().str();
-  row.protocol = toString(topo::protocolOf(schedule.getProtocolKind())).str();
-  row.channels = schedule.getChannels();
-  row.chunks = schedule.getChunks();
-  row.timeUs = simulated->timeUs;
-  double factor = busBandwidthFactor(kind, n);
-  row.algbw = row.sizeBytes / row.timeUs / 1e3;
-  row.busbw = row.algbw * factor;
+  fillRun(row, kind, schedule, *simulated);
   row.boundUs = lowerBoundUs(kind, ranks, row.sizeBytes, machine);
-  row.wireType = typeName(schedule.getWireType());
-  row.wireBytes = simulated->wireBytes;
-  row.uncompressedTimeUs = row.timeUs;
-  row.uncompressedWireBytes = row.wireBytes;
   // NCCL's builders count a rank's block for reduce_scatter and all_gather.
   int64_t shapeCount = kind == CollectiveKind::ReduceScatter ? out
                        : kind == CollectiveKind::AllGather   ? in
@@ -382,10 +357,7 @@ FailureOr<Row> rowForSchedule(sched::ProgramOp schedule,
   auto nccl = ncclBaseline(schedule.getContext(), kind, shape, ranks, machine,
                            std::max<int64_t>(row.root, 0));
   if (nccl) {
-    row.ncclAlgorithm = nccl->algorithm;
-    row.ncclProtocol = toString(nccl->protocol).str();
-    row.ncclTimeUs = nccl->timeUs;
-    row.ncclBusbw = row.sizeBytes / nccl->timeUs / 1e3 * factor;
+    fillNccl(row, kind, *nccl);
   } else {
     llvm::consumeError(nccl.takeError());
     row.ncclAlgorithm = "none";

@@ -29,6 +29,10 @@ struct AllReduceShape {
   /// builders send every byte in it, accumulate in f32 at each hop, and
   /// `avg` divides the inputs first (the program's `prescale`).
   mlir::Type wire = {};
+  /// Whether the wire is narrower than the elements: partners that add the
+  /// same two values must then both add them as rounded to the wire (a rank
+  /// rounds its own value too), or they disagree in the last bits.
+  bool narrowWire() const { return wire && wire != elementType; }
 };
 
 /// Orders in which rings visit the schedule ranks; channel c follows

@@ -30,6 +30,13 @@ FailureOr<Collective> describeCollective(Operation *op) {
   else
     llvm::append_range(participants, llvm::seq<int>(0, *n));
   Collective c;
+  if (isa<ccl::BarrierOp>(op)) { // no data
+    c.kind = K::Barrier;
+    c.shape = {*n, 0, IntegerType::get(op->getContext(), 8), ccl::ReductionKind::Sum,
+               false, {}};
+    c.ranks = std::move(participants);
+    return c;
+  }
   if (auto send = dyn_cast<ccl::SendOp>(op)) {
     // Schedule rank 0 sends, rank 1 receives.
     auto type = cast<ccl::BufferType>(send.getBuffer().getType());

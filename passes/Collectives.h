@@ -15,7 +15,8 @@
 namespace ccopt {
 
 /// One collective of a ccl.program (all_reduce, reduce_scatter,
-/// all_gather, broadcast, reduce, all_to_all, or a send with its recv).
+/// all_gather, broadcast, reduce, all_to_all, a send with its recv, or a
+/// barrier: no buffer, count 0).
 struct Collective {
   mlir::ccl::CollectiveKind kind;
   /// The builders' shape: `count` is a rank's block for reduce_scatter and

@@ -134,7 +134,7 @@ ProgramOp ccopt::buildRecursiveDoublingAllReduce(OpBuilder &b, Location loc,
   int64_t rounds = llvm::Log2_64(n);
   // Over a narrow wire each side rounds its own value too (in a slot of its
   // own), so that both partners add the same two values: identical bits.
-  bool roundOwn = shape.wire && shape.wire != shape.elementType;
+  bool roundOwn = shape.narrowWire();
   int64_t slots = rounds + roundOwn;
   auto program = buildDirectProgram(b, loc, name, shape, "recursive_doubling",
                                     channels, 1, slots);
@@ -178,7 +178,7 @@ ProgramOp ccopt::buildHalvingDoublingAllReduce(OpBuilder &b, Location loc,
   // where no other round's does), and over a narrow wire one more, where
   // each rank rounds the part it reduced before sending it on (so it keeps
   // what the others receive: identical bits).
-  bool roundOwn = shape.wire && shape.wire != shape.elementType;
+  bool roundOwn = shape.narrowWire();
   int64_t copies = rounds + roundOwn;
   auto program = buildDirectProgram(b, loc, name, shape, "halving_doubling",
                                     channels, n, copies);

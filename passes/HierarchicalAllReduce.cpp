@@ -174,7 +174,7 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
   int64_t C = std::clamp<int64_t>(count / (G * K), 1, channels);
   // Slots 0..G-1: the node's copies of a block; then the ring's staging
   // slot, or one slot per doubling round.
-  bool roundOwn = !ringBetweenNodes && shape.wire && shape.wire != shape.elementType;
+  bool roundOwn = !ringBetweenNodes && shape.narrowWire();
   int64_t slots = G + (ringBetweenNodes ? 1 : llvm::Log2_64(M) + roundOwn);
   auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
                               /*hasRedop=*/true, count, count, slots * count,

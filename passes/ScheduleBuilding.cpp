@@ -21,8 +21,7 @@ ProgramOp ccopt::detail::buildProgram(OpBuilder &b, Location loc, StringRef name
       hasRedop ? ccl::ReductionKindAttr::get(ctx, shape.redop)
                : ccl::ReductionKindAttr(),
       shape.ranks, channels, shape.elementType,
-      shape.wire && shape.wire != shape.elementType ? TypeAttr::get(shape.wire)
-                                                    : TypeAttr(),
+      shape.narrowWire() ? TypeAttr::get(shape.wire) : TypeAttr(),
       inputCount,
       outputCount, scratchCount, root ? b.getI64IntegerAttr(*root) : IntegerAttr(),
       shape.inPlace, algorithm, chunks,
