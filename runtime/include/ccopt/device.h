@@ -26,8 +26,9 @@
 // regions, one per rank that sends this one messages on it, of `slots`
 // slots of `lines` 8-byte lines {data32, flag32}. A sender's region is its
 // index in senders[(ch * nranks + owner) * regions ...]; without that table,
-// 0 where every rank hears from one rank per channel (rings), else its rank. Message number m from src (the same
-// sent/seen counters) goes into slot (m - 1) % slots, every line flagged
+// 0 where every rank hears from one rank per channel (rings), else its rank.
+// Message number m from src (the same sent/seen counters) goes into slot
+// (m - 1) % slots of its region, every line flagged
 // with (unsigned)m, so the receiver polls the data itself: no fence, no
 // separate flag. A sender reuses a slot once the receiver's seen counter
 // says the previous message there was consumed; the compiler gives up to 8
@@ -534,8 +535,8 @@ CC_HOST_DEVICE long long cc_sync_bytes(int nranks, int nchannels, long long mail
 // The box's type names the line format; the send and receive functions
 // below are overloaded on it, so emitted calls are the same under both.
 struct cc_ll_box {
-  long long slots;    // per (channel, src): messages of one launch
-  long long lines;    // 8-byte lines {data32, flag32} per slot (even)
+  long long slots;     // per (channel, src): messages of one launch
+  long long lines;     // 8-byte lines {data32, flag32} per slot (even)
   long long regions;   // per channel
   const int* senders;  // per (channel, owner): who has which region
 };
