@@ -130,10 +130,11 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   /// mailbox of that protocol, LL and LL128, each only where its bound is
   /// below `beat` (the best time so far); the fastest time and its
   /// protocol. +inf when it cannot run or cannot win, or when it would take
-  /// longer than `giveUpAfter` (the simulations stop there).
+  /// longer than `giveUpAfter` (the simulations stop there). `steps`: what
+  /// all its ranks take (stepsPerRank).
   double timeOf(const Collective &c, const Bound &bound, double beat,
                 double giveUpAfter, StringRef algorithm, int64_t channels,
-                int64_t chunks, std::string &protocol) {
+                int64_t chunks, int64_t steps, std::string &protocol) {
     int64_t hops = stepsInARow(c, algorithm);
     if (llvm::all_of(kProtocols, [&](sched::ProtocolKind kind) {
           return bound.under(topo::protocolOf(kind), hops) >= beat;
@@ -152,12 +153,22 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       if (kind == sched::ProtocolKind::LL128 && !ll128 &&
           !((algorithm == "ring" || algorithm == "chain") && ringsOnNvlink(c)))
         continue;
+      // Sizing the mailbox walks every rank's steps: only for a candidate
+      // that wins, and where the walk stays within a few budgets (up to 32
+      // channels of a 128-rank ring).
+      if (sched::usesMailbox(kind) && steps > 4 * kStepBudget)
+        continue;
+      program.setProtocol(kind);
+      topo::SimOptions options;
+      options.giveUpAfterUs = std::min(giveUpAfter, best);
+      auto result = topo::simulate(program, machine, options);
+      if (!result) {
+        llvm::consumeError(result.takeError());
+        continue;
+      }
+      if (result->gaveUp || result->timeUs >= best)
+        continue;
       if (sched::usesMailbox(kind)) {
-        // Sizing the mailbox walks every rank's steps: only where that is
-        // cheap (LL and LL128 are for latency, at small worlds and sizes).
-        int64_t n = c.shape.ranks;
-        if (n * n * channels * chunks * 5 > kStepBudget)
-          continue;
         if (!demand)
           demand = sched::mailboxDemand(program);
         if (failed(*demand))
@@ -167,20 +178,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
             box.bytes(program) > kMailboxBytes)
           continue;
       }
-      program.setProtocol(kind);
-      topo::SimOptions options;
-      options.giveUpAfterUs = std::min(giveUpAfter, best);
-      auto result = topo::simulate(program, machine, options);
-      if (!result) {
-        llvm::consumeError(result.takeError());
-        continue;
-      }
-      if (result->gaveUp)
-        continue;
-      if (result->timeUs < best) {
-        best = result->timeUs;
-        protocol = sched::stringifyProtocolKind(kind).str();
-      }
+      best = result->timeUs;
+      protocol = sched::stringifyProtocolKind(kind).str();
     }
     return best;
   }
@@ -283,7 +282,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
                                            : fastest;
           std::string protocol;
           double us = timeOf(c, bound, fastest, giveUpAfter, algorithm,
-                             channels, chunks, protocol);
+                             channels, chunks, steps, protocol);
           if (us >= 1e300 || (bestChunks && us >= bestChunks->timeUs))
             break;
           fastest = std::min(fastest, us);
@@ -306,7 +305,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
             (!bestHere || bestHere->channels != channels || bestHere->chunks != chunks)) {
           std::string protocol;
           double us = timeOf(c, bound, fastest, fastest, algorithm, channels,
-                             chunks, protocol);
+                             chunks, steps, protocol);
           if (us < 1e300 && (!bestHere || us < bestHere->timeUs)) {
             fastest = std::min(fastest, us);
             bestHere = Choice{algorithm.str(), channels, chunks, us, protocol};
