@@ -12,6 +12,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <map>
+#include <set>
 
 namespace ccopt {
 #define GEN_PASS_DEF_CCLSELECTALGORITHM
@@ -293,13 +294,17 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         if (bestChunks && (!bestHere || bestChunks->timeUs < bestHere->timeUs))
           bestHere = bestChunks;
       }
-      // NCCL's own channels and pieces for its rings and chains, where the
-      // step budget cut the search short of them (up to 16 budgets: as
-      // much as simulating NCCL's choice for the report costs).
-      if (algorithm == "ring" || algorithm == "chain") {
-        int64_t channels = ncclChannels(machine);
-        int64_t part = algorithm == "chain" ? c.bytes / channels : c.bytes / (n * channels);
-        int64_t chunks = piecesOf(part, topo::Protocol::Simple);
+      // NCCL's own channels and pieces (each protocol's step size) for its
+      // rings and chains, where the step budget cut the search short of
+      // them (up to 16 budgets: as much as simulating NCCL's choice for the
+      // report costs).
+      int64_t channels = ncclChannels(machine);
+      int64_t part = algorithm == "chain" ? c.bytes / channels : c.bytes / (n * channels);
+      std::set<int64_t> ncclPieces;
+      if (algorithm == "ring" || algorithm == "chain")
+        for (auto kind : kProtocols)
+          ncclPieces.insert(piecesOf(part, topo::protocolOf(kind)));
+      for (int64_t chunks : ncclPieces) {
         int64_t steps = n * channels * chunks * stepsPerRank(c, algorithm, perNode);
         if (steps <= 16 * kStepBudget &&
             (!bestHere || bestHere->channels != channels || bestHere->chunks != chunks)) {
