@@ -69,8 +69,16 @@ const std::vector<int> &Machine::route(int src, int dst) const {
   if (src == dst)
     return route;
   // Dijkstra on seconds per byte, so the widest route wins and hops break
-  // ties; GPUs other than the ends do not forward.
+  // ties; GPUs other than the ends do not forward, nor do a third node's
+  // devices (no fabric routes through another host, and on large machines
+  // the search stays within the two nodes).
   int from = gpuDevices[src], to = gpuDevices[dst];
+  auto forwards = [&](int device) {
+    const Device &d = deviceList[device];
+    return device == from ||
+           (d.kind != DeviceKind::Gpu &&
+            (d.node < 0 || d.node == deviceList[from].node || d.node == deviceList[to].node));
+  };
   std::vector<double> cost(deviceList.size(), 1e300);
   std::vector<int> via(deviceList.size(), -1);
   using Entry = std::pair<double, int>;
@@ -84,7 +92,7 @@ const std::vector<int> &Machine::route(int src, int dst) const {
       break;
     if (c > cost[device])
       continue;
-    if (device != from && deviceList[device].kind == DeviceKind::Gpu)
+    if (!forwards(device))
       continue;
     for (int l : outgoing[device]) {
       const Link &link = linkList[l];

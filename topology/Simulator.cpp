@@ -2,6 +2,7 @@
 
 #include "topology/Simulator.h"
 
+#include "dialect/Sched/ChannelClasses.h"
 #include "dialect/Sched/StepWalker.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -557,12 +558,16 @@ SmallVector<AffineMap, 2> peerMaps(Operation *op) {
 
 /// Whether moving every rank q on moves every step's peers q on, for every
 /// rank and loop indices at their bounds (peer maps are affine: the ends of
-/// each loop stand for it).
-bool peersMoveWithRanks(ProgramOp program, int64_t q) {
+/// each loop stand for it), in the tasks of `channels` (the others run
+/// alike to one of them).
+bool peersMoveWithRanks(ProgramOp program, int64_t q,
+                        const llvm::SmallDenseSet<int64_t> &channels) {
   int64_t n = program.getRanks();
   MapCache maps;
   bool invariant = true;
   for (TaskOp task : program.getBody().front().getOps<TaskOp>()) {
+    if (!channels.contains(task.getChannel()))
+      continue;
     std::vector<int64_t> position(n);
     for (int64_t p = 0; p < n; ++p)
       position[task.scheduleRank(p)] = p;
@@ -594,73 +599,7 @@ bool peersMoveWithRanks(ProgramOp program, int64_t q) {
   return invariant;
 }
 
-/// Ops of a task body in order, with loop bounds and peers: its shape, as
-/// the uniqued names and attributes (alike ops give alike words).
-using Shape = std::vector<uintptr_t>;
-void appendShape(Block &block, Shape &shape) {
-  auto word = [](const void *p) { return reinterpret_cast<uintptr_t>(p); };
-  for (Operation &op : block) {
-    shape.push_back(word(op.getName().getAsOpaquePointer()));
-    auto add = [&](Attribute value) {
-      shape.push_back(value && !isa<PartAttr>(value) ? word(value.getAsOpaquePointer())
-                                                     : 0);
-    };
-    // Inherent attributes one by one (getAttrs() would build a dictionary).
-    if (std::optional<RegisteredOperationName> info = op.getRegisteredInfo())
-      for (StringAttr name : info->getAttributeNames())
-        add(op.getInherentAttr(name).value_or(Attribute()));
-    for (NamedAttribute attr : op.getDiscardableAttrs()) {
-      shape.push_back(word(attr.getName().getAsOpaquePointer()));
-      add(attr.getValue());
-    }
-    for (Region &region : op.getRegions()) {
-      shape.push_back(1); // nesting brackets
-      appendShape(region.front(), shape);
-      shape.push_back(2);
-    }
-  }
-}
-
 } // namespace
-
-std::vector<std::pair<int64_t, int64_t>>
-ccopt::topo::channelClasses(ProgramOp program) {
-  int64_t channels = program.getChannels();
-  std::vector<std::pair<int64_t, int64_t>> alone;
-  for (int64_t ch = 0; ch < channels; ++ch)
-    alone.push_back({ch, 1});
-  // Channels fold when each runs one parametric task, or the same per-rank
-  // tasks (a chain); they are alike when their tasks have the same ranks,
-  // shapes and rank order.
-  std::vector<Shape> keys(channels);
-  std::vector<int> tasks(channels, 0);
-  std::vector<bool> parametric(channels, false);
-  for (auto task : program.getBody().front().getOps<TaskOp>()) {
-    int64_t ch = task.getChannel();
-    std::optional<uint64_t> rank = task.getRank();
-    if (++tasks[ch] > 1 && (!rank || parametric[ch]))
-      return alone;
-    parametric[ch] = !rank;
-    Shape &key = keys[ch];
-    key.push_back(rank ? *rank + 3 : 0);
-    appendShape(task.getBody().front(), key);
-    if (auto map = task.getRankMap())
-      llvm::append_range(key, *map);
-    key.push_back(~uintptr_t(0)); // the task's end
-  }
-  std::map<Shape, std::pair<int64_t, int64_t>> byKey;
-  for (int64_t ch = 0; ch < channels; ++ch) {
-    if (tasks[ch] == 0)
-      return alone;
-    auto [it, inserted] = byKey.try_emplace(keys[ch], ch, 0);
-    ++it->second.second;
-  }
-  std::vector<std::pair<int64_t, int64_t>> classes;
-  for (auto &[key, cls] : byKey)
-    classes.push_back(cls);
-  llvm::sort(classes);
-  return classes;
-}
 
 int64_t ccopt::topo::rankPeriod(ProgramOp program, const Machine &machine) {
   int64_t n = program.getRanks();
@@ -676,6 +615,9 @@ int64_t ccopt::topo::rankPeriod(ProgramOp program, const Machine &machine) {
   });
   if (!alike)
     return n;
+  llvm::SmallDenseSet<int64_t> representatives;
+  for (auto [ch, replicas] : channelClasses(program))
+    representatives.insert(ch);
   for (int64_t q = 1; q < n; ++q) {
     int64_t shift = program.worldRank(q) - program.worldRank(0);
     if (n % q || shift <= 0 || shift % perNode)
@@ -683,14 +625,10 @@ int64_t ccopt::topo::rankPeriod(ProgramOp program, const Machine &machine) {
     bool periodic = true;
     for (int64_t r = 0; r + q < n && periodic; ++r)
       periodic = program.worldRank(r + q) - program.worldRank(r) == shift;
-    if (periodic && peersMoveWithRanks(program, q))
+    if (periodic && peersMoveWithRanks(program, q, representatives))
       return q;
   }
   return n;
-}
-
-bool ccopt::topo::hasSymmetricChannels(ProgramOp program) {
-  return channelClasses(program).size() == 1;
 }
 
 Protocol ccopt::topo::protocolOf(ProtocolKind kind) {

@@ -65,21 +65,12 @@ struct SimResult {
   std::vector<TraceEvent> events;
 };
 
-/// Channels that run alike (one parametric task each, same steps, loops,
-/// peers and rank order; only their parts differ), as (representative
-/// channel, how many); every channel alone when they cannot fold.
-std::vector<std::pair<int64_t, int64_t>>
-channelClasses(mlir::sched::ProgramOp program);
-
 /// The smallest q < ranks such that moving every rank q ranks on moves it
 /// by whole nodes of `machine` (a replicated machine) and maps every step's
 /// peers the same way, so ranks r and r + q run alike; `ranks` when there is
 /// none (one node, per-rank tasks, NVLS, peers that are not translation
 /// invariant).
 int64_t rankPeriod(mlir::sched::ProgramOp program, const Machine &machine);
-
-/// Whether all channels of `program` run alike (one class).
-bool hasSymmetricChannels(mlir::sched::ProgramOp program);
 
 /// The cost model's protocol for a schedule's.
 Protocol protocolOf(mlir::sched::ProtocolKind kind);

@@ -2,6 +2,8 @@
 
 #include "dialect/Sched/StepWalker.h"
 
+#include "dialect/Sched/ChannelClasses.h"
+
 #include "mlir/IR/AffineExprVisitor.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -190,38 +192,49 @@ FailureOr<MailboxDemand> mlir::sched::mailboxDemand(ProgramOp program,
       *why = reason.str();
     return failure();
   };
-  auto bytesPerElement = [](Type type) {
-    return int64_t((type.getIntOrFloatBitWidth() + 7) / 8);
-  };
+  MailboxDemand demand;
+  // The largest message: the largest part a send names (the parts of a
+  // buffer differ by at most an element), from the ops, not every rank's
+  // steps.
+  bool nvls = false;
+  program.walk([&](Operation *op) {
+    nvls |= isa<MultimemReduceOp, MultimemStoreOp>(op);
+    std::optional<PartAttr> dst =
+        TypeSwitch<Operation *, std::optional<PartAttr>>(op)
+            .Case<SendOp, RecvReduceSendOp, RecvCopySendOp>(
+                [](auto s) { return s.getDst(); })
+            .Default(std::nullopt);
+    if (!dst)
+      return;
+    Type type = dst->getBuffer() == BufferKind::Scratch ? program.getWireType()
+                                                        : program.getElementType();
+    int64_t elements = llvm::divideCeil(program.getCount(dst->getBuffer()), dst->getParts());
+    demand.largestBytes = std::max(
+        demand.largestBytes, elements * int64_t((type.getIntOrFloatBitWidth() + 7) / 8));
+  });
+  if (nvls)
+    return fail("NVLS steps have no LL or LL128 form");
   // Per (sender, receiver, channel): data messages sent, and receives that
-  // name where the data goes.
+  // name where the data goes; walked for one channel of each class (alike
+  // channels send alike).
   llvm::DenseMap<int64_t, int64_t> sent, named;
   auto key = [&](int64_t from, int64_t to, int64_t ch) {
     return (from * n + to) * channels + ch;
   };
-  MailboxDemand demand;
+  std::vector<int64_t> representative = channelRepresentatives(program);
   MapCache maps;
   TaskIndex tasks(program);
   for (int64_t rank = 0; rank < n; ++rank)
     for (int64_t ch = 0; ch < channels; ++ch) {
+      if (representative[ch] != ch)
+        continue;
       StepWalker walker(tasks, rank, ch);
       while (Operation *op = walker.next()) {
         ArrayRef<int64_t> dims = walker.dims();
-        if (isa<MultimemReduceOp, MultimemStoreOp>(op))
-          return fail("NVLS steps have no LL or LL128 form");
-        auto sends = [&](AffineMap peer, PartAttr dst) {
+        auto sends = [&](AffineMap peer) {
           int64_t to = peerRank(op, peer, dims, &maps);
-          if (to < 0 || to >= n)
-            return;
-          int64_t &count = sent[key(rank, to, ch)];
-          demand.messages = std::max(demand.messages, ++count);
-          if (auto range = resolve(program, dst, dims, &maps)) {
-            Type type = dst.getBuffer() == BufferKind::Scratch
-                            ? program.getWireType()
-                            : program.getElementType();
-            demand.largestBytes = std::max(
-                demand.largestBytes, range->size() * bytesPerElement(type));
-          }
+          if (to >= 0 && to < n)
+            demand.messages = std::max(demand.messages, ++sent[key(rank, to, ch)]);
         };
         auto receives = [&](AffineMap peer) {
           int64_t from = peerRank(op, peer, dims, &maps);
@@ -229,18 +242,18 @@ FailureOr<MailboxDemand> mlir::sched::mailboxDemand(ProgramOp program,
             ++named[key(from, rank, ch)];
         };
         TypeSwitch<Operation *>(op)
-            .Case([&](SendOp s) { sends(s.getPeer(), s.getDst()); })
+            .Case([&](SendOp s) { sends(s.getPeer()); })
             .Case([&](RecvOp r) {
               if (r.getIntoAttr())
                 receives(r.getPeer());
             })
             .Case([&](RecvReduceSendOp s) {
               receives(s.getFrom());
-              sends(s.getTo(), s.getDst());
+              sends(s.getTo());
             })
             .Case([&](RecvCopySendOp s) {
               receives(s.getFrom());
-              sends(s.getTo(), s.getDst());
+              sends(s.getTo());
             });
       }
     }
@@ -255,8 +268,14 @@ FailureOr<MailboxDemand> mlir::sched::mailboxDemand(ProgramOp program,
                   ", " + Twine(got) +
                   " of them received by a step that names its part");
   }
-  for (auto &from : demand.senders)
-    llvm::sort(from);
+  for (int64_t ch = 0; ch < channels; ++ch)
+    for (int64_t to = 0; to < n; ++to) {
+      auto &from = demand.senders[ch * n + to];
+      if (representative[ch] == ch)
+        llvm::sort(from);
+      else
+        from = demand.senders[representative[ch] * n + to];
+    }
   return demand;
 }
 

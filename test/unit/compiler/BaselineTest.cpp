@@ -10,6 +10,7 @@
 
 #include "Compile.h"
 
+#include "dialect/Sched/ChannelClasses.h"
 #include "passes/Algorithms.h"
 #include "passes/NcclBaseline.h"
 #include "topology/Bounds.h"
@@ -201,7 +202,7 @@ TEST_F(Baseline, PerRankChainsFoldTheirChannels) {
     auto chain = buildChainBroadcast(b, b.getUnknownLoc(), reduce ? "reduce" : "bcast",
                                      shape, /*root=*/3, reduce, /*chunks=*/4,
                                      /*channels=*/8);
-    EXPECT_EQ(channelClasses(chain).size(), 1u);
+    EXPECT_EQ(sched::channelClasses(chain).size(), 1u);
     SimOptions folded, unfolded;
     unfolded.foldSymmetricChannels = false;
     // (Channels' pieces differ by at most an element.)

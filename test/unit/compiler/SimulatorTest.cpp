@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Sched/ChannelClasses.h"
 #include "passes/Algorithms.h"
 #include "passes/NcclBaseline.h"
 #include "topology/Bounds.h"
@@ -239,7 +240,7 @@ TEST_F(SimulatorTest, FoldingSymmetricChannelsChangesNothing) {
   for (int64_t bytes : {8 * KiB, 4 * MiB, 256 * MiB}) {
     auto program = ring(8, bytes, 2, 4);
     ASSERT_EQ(program.getChannels(), 4);
-    EXPECT_TRUE(hasSymmetricChannels(program));
+    EXPECT_TRUE(sched::hasSymmetricChannels(program));
     for (Protocol protocol : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
       SimOptions folded{protocol}, unfolded{protocol};
       unfolded.foldSymmetricChannels = false;
@@ -253,7 +254,7 @@ TEST_F(SimulatorTest, FoldingSymmetricChannelsChangesNothing) {
   }
   // One channel is trivially symmetric; a hand-placed task is not tested
   // here (the builder writes only parametric tasks).
-  EXPECT_TRUE(hasSymmetricChannels(ring(8, 4 * MiB, 1, 1)));
+  EXPECT_TRUE(sched::hasSymmetricChannels(ring(8, 4 * MiB, 1, 1)));
 }
 
 // SimResult::steps counts the steps of every rank and channel, folded or not.
