@@ -197,7 +197,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       return 2 * llvm::Log2_64_Ceil(n) + 2;
     if (algorithm == "recursive_doubling" || algorithm == "halving_doubling")
       return 3 * llvm::Log2_64(n);
-    if (perNode && algorithm.starts_with("hierarchical"))
+    if (perNode && algorithm == "hierarchical_rd") // doubling over the nodes
+      return 4 * *perNode + 3 * llvm::Log2_64(n / *perNode);
+    if (perNode && algorithm.starts_with("hierarchical")) // rings over the nodes
       return 4 * *perNode + 2 * n / *perNode;
     return 5 * n; // ring 2n, one-shot 3n, two-shot 5n, direct 3n
   }

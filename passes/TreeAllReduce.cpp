@@ -70,9 +70,12 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
 
   // Maps take (r, c): c is the pipelined chunk.
   AffineExpr c = getAffineDimExpr(1, ctx);
-  auto rank = [&](int64_t r) {
-    return AffineMapAttr::get(AffineMap::get(2, 0, getAffineConstantExpr(r, ctx)));
-  };
+  // Attributes made once and reused (uniquing each per op dominates the
+  // build of a large world's trees).
+  std::vector<AffineMapAttr> rankAttrs;
+  for (int64_t r = 0; r < n; ++r)
+    rankAttrs.push_back(AffineMapAttr::get(AffineMap::get(2, 0, getAffineConstantExpr(r, ctx))));
+  auto rank = [&](int64_t r) { return rankAttrs[r]; };
   bool avg = shape.redop == ccl::ReductionKind::Avg && !program.getPrescale();
   // A narrow wire: the result travels down in wire-typed scratch (slot 0),
   // and every rank, the root included, keeps the value it rounds to.
@@ -82,15 +85,18 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
     const std::vector<int64_t> &parent = trees[channel % trees.size()];
     const auto &treeChildren = children[channel % trees.size()];
     AffineExpr piece = c + channel * numChunks;
+    PartAttr inputPart = PartAttr::get(ctx, BufferKind::Input, AffineMap::get(2, 0, piece), parts);
+    PartAttr outputPart = PartAttr::get(ctx, BufferKind::Output, AffineMap::get(2, 0, piece), parts);
     auto part = [&](BufferKind kind) {
-      return PartAttr::get(ctx, kind, AffineMap::get(2, 0, piece), parts);
+      return kind == BufferKind::Input ? inputPart : outputPart;
     };
     // Child slot s of the scratch buffer: maxChildren x parts parts.
-    auto slot = [&](int64_t s) {
-      return PartAttr::get(ctx, BufferKind::Scratch,
-                           AffineMap::get(2, 0, piece + s * parts),
-                           parts * maxChildren);
-    };
+    SmallVector<PartAttr> slots;
+    for (int64_t s = 0; s < maxChildren; ++s)
+      slots.push_back(PartAttr::get(ctx, BufferKind::Scratch,
+                                    AffineMap::get(2, 0, piece + s * parts),
+                                    parts * maxChildren));
+    auto slot = [&](int64_t s) { return slots[s]; };
     for (int64_t r = 0; r < n; ++r) {
       auto task = TaskOp::create(b, loc, channel, b.getI64IntegerAttr(r),
                                  DenseI64ArrayAttr());
