@@ -56,6 +56,7 @@ void Machine::connect(int a, int b, LinkKind kind, double bandwidth,
     outgoing[from].push_back(static_cast<int>(linkList.size()) - 1);
   }
   routes.clear();
+  ringSearchMemo.clear();
 }
 
 const std::vector<int> &Machine::route(int src, int dst) const {

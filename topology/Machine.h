@@ -19,6 +19,8 @@
 #include <optional>
 #include <unordered_map>
 #include <string>
+#include <map>
+#include <tuple>
 #include <vector>
 
 namespace ccopt::topo {
@@ -94,6 +96,10 @@ public:
   /// A description of what is wrong (no GPU, a GPU pair with no route,
   /// a bad bandwidth), or std::nullopt.
   std::optional<std::string> validate() const;
+
+  /// Orders through a node found so far by topo's exhaustive ring search,
+  /// by (GPUs, closed, last GPU).
+  mutable std::map<std::tuple<std::vector<int>, bool, int>, std::vector<int>> ringSearchMemo;
 
 private:
   std::vector<Device> deviceList;

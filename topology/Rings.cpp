@@ -24,6 +24,14 @@ public:
   std::vector<int> run() {
     if (gpus.size() <= 2 || gpus.size() > 10)
       return gpus;
+    auto [it, fresh] = m.ringSearchMemo.try_emplace({gpus, closed, last});
+    if (fresh) // every candidate schedule asks again
+      it->second = search();
+    return it->second;
+  }
+
+private:
+  std::vector<int> search() {
     std::vector<int> order = {gpus[0]};
     std::vector<bool> used(gpus.size(), false);
     used[0] = true;
@@ -31,7 +39,6 @@ public:
     return best;
   }
 
-private:
   void visit(std::vector<int> &order, std::vector<bool> &used, double slowest,
              double sum) {
     if (slowest < bestSlowest)
@@ -147,6 +154,7 @@ std::vector<std::vector<int>> disjointNvLinkRings(const Machine &m,
     rings.resize(count);
   return rings;
 }
+
 
 } // namespace
 
