@@ -155,7 +155,6 @@ std::vector<std::vector<int>> disjointNvLinkRings(const Machine &m,
   return rings;
 }
 
-
 } // namespace
 
 std::vector<std::vector<int>> ccopt::topo::ringOrders(const Machine &machine,

@@ -130,7 +130,8 @@ struct LLMailbox {
 
 /// What sizes a mailbox, whatever the line format: the most data messages a
 /// sender sends one receiver on one channel in a launch, the bytes of the
-/// largest, and who sends whom: `senders[ch * ranks + receiver]`, sorted.
+/// largest part a message names (a bound: parts differ by an element), and
+/// who sends whom: `senders[ch * ranks + receiver]`, sorted.
 struct MailboxDemand {
   int64_t ranks = 0, messages = 0, largestBytes = 0;
   std::vector<SmallVector<int32_t, 2>> senders;
