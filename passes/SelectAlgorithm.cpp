@@ -147,6 +147,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     sched::ProgramOp program = buildCollective(b, b.getUnknownLoc(), "candidate",
                                                c, &machine, algorithm, chunks, channels);
     double best = 1e300;
+    std::optional<topo::Symmetry> symmetry;                // once per program
     std::optional<FailureOr<sched::MailboxDemand>> demand; // once, for LL and LL128
     for (auto kind : kProtocols) {
       if (bound.under(topo::protocolOf(kind), hops) >= std::min(beat, best))
@@ -160,7 +161,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       if (sched::usesMailbox(kind) && steps > 4 * kStepBudget)
         continue;
       program.setProtocol(kind);
+      if (!symmetry)
+        symmetry = topo::symmetryOf(program, machine);
       topo::SimOptions options;
+      options.symmetry = &*symmetry;
       options.giveUpAfterUs = std::min(giveUpAfter, best);
       auto result = topo::simulate(program, machine, options);
       if (!result) {

@@ -83,7 +83,8 @@ public:
                                      : algorithm == "nvls" ? AlgorithmFamily::Nvls
                                                            : AlgorithmFamily::Ring);
     if (options.foldSymmetricChannels && !options.trace)
-      classes = channelClasses(program);
+      classes = options.symmetry ? options.symmetry->channelClasses
+                                 : channelClasses(program);
     else
       for (int64_t ch = 0; ch < channels; ++ch)
         classes.push_back({ch, 1});
@@ -453,7 +454,8 @@ llvm::Expected<SimResult> Simulation::run() {
     }
   }
   if (options.foldSymmetricRanks && !options.trace) {
-    int64_t q = rankPeriod(program, machine);
+    int64_t q = options.symmetry ? options.symmetry->rankPeriod
+                                 : rankPeriod(program, machine);
     if (q < n) {
       int shiftNodes = (program.worldRank(q) - program.worldRank(0)) / machine.gpusPerNode;
       twins = twinLinks(machine, shiftNodes);
@@ -599,9 +601,9 @@ bool peersMoveWithRanks(ProgramOp program, int64_t q,
   return invariant;
 }
 
-} // namespace
-
-int64_t ccopt::topo::rankPeriod(ProgramOp program, const Machine &machine) {
+/// rankPeriod, given the program's channel classes.
+int64_t periodOf(ProgramOp program, const Machine &machine,
+                 ArrayRef<std::pair<int64_t, int64_t>> classes) {
   int64_t n = program.getRanks();
   int perNode = machine.gpusPerNode;
   if (machine.nodes < 2 || perNode <= 0)
@@ -616,7 +618,7 @@ int64_t ccopt::topo::rankPeriod(ProgramOp program, const Machine &machine) {
   if (!alike)
     return n;
   llvm::SmallDenseSet<int64_t> representatives;
-  for (auto [ch, replicas] : channelClasses(program))
+  for (auto [ch, replicas] : classes)
     representatives.insert(ch);
   for (int64_t q = 1; q < n; ++q) {
     int64_t shift = program.worldRank(q) - program.worldRank(0);
@@ -629,6 +631,18 @@ int64_t ccopt::topo::rankPeriod(ProgramOp program, const Machine &machine) {
       return q;
   }
   return n;
+}
+
+} // namespace
+
+int64_t ccopt::topo::rankPeriod(ProgramOp program, const Machine &machine) {
+  return periodOf(program, machine, channelClasses(program));
+}
+
+Symmetry ccopt::topo::symmetryOf(ProgramOp program, const Machine &machine) {
+  Symmetry symmetry{channelClasses(program), 0};
+  symmetry.rankPeriod = periodOf(program, machine, symmetry.channelClasses);
+  return symmetry;
 }
 
 Protocol ccopt::topo::protocolOf(ProtocolKind kind) {

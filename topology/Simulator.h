@@ -24,6 +24,14 @@
 
 namespace ccopt::topo {
 
+/// What a simulation folds: channels that run alike (channelClasses) and
+/// the rank period (rankPeriod). A search that simulates one program under
+/// several protocols finds it once.
+struct Symmetry {
+  std::vector<std::pair<int64_t, int64_t>> channelClasses;
+  int64_t rankPeriod;
+};
+
 struct SimOptions {
   /// How messages travel; unset: the program's `protocol` (Simple
   /// without one).
@@ -45,6 +53,8 @@ struct SimOptions {
   /// rank's parts have equal sizes, within one element per part otherwise.
   /// (Off when tracing.)
   bool foldSymmetricRanks = true;
+  /// symmetryOf(program, machine), when the caller has it.
+  const Symmetry *symmetry = nullptr;
   /// Stop once the clock passes this (µs): the result then has that time
   /// and `gaveUp` (a search only needs to know the candidate loses).
   double giveUpAfterUs = 1e300;
@@ -71,6 +81,8 @@ struct SimResult {
 /// none (one node, per-rank tasks, NVLS, peers that are not translation
 /// invariant).
 int64_t rankPeriod(mlir::sched::ProgramOp program, const Machine &machine);
+
+Symmetry symmetryOf(mlir::sched::ProgramOp program, const Machine &machine);
 
 /// The cost model's protocol for a schedule's.
 Protocol protocolOf(mlir::sched::ProtocolKind kind);
