@@ -16,6 +16,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <deque>
 #include <variant>
 #include <map>
 
@@ -117,27 +118,6 @@ struct Message {
   Slice data;
 };
 
-/// Messages from one rank to another on one channel, oldest first: a vector
-/// and a read position (most hold one message at a time, and a deque's
-/// block per queue dominated large worlds).
-class MessageQueue {
-public:
-  bool empty() const { return head == items.size(); }
-  size_t size() const { return items.size() - head; }
-  Message &front() { return items[head]; }
-  void push_back(Message message) { items.push_back(std::move(message)); }
-  void pop_front() {
-    if (++head == items.size()) {
-      items.clear();
-      head = 0;
-    }
-  }
-
-private:
-  std::vector<Message> items;
-  size_t head = 0;
-};
-
 struct Thread {
   int64_t rank, channel;
   StepWalker walker;
@@ -209,7 +189,7 @@ private:
   InFlightDiagnostic fail(Thread &t, Operation *op);
 
   /// Messages from `from` to `to` on `channel`, in order.
-  MessageQueue &queue(int64_t from, int64_t to, int64_t channel) {
+  std::deque<Message> &queue(int64_t from, int64_t to, int64_t channel) {
     return queues[(from * n + to) * channels + channel];
   }
 
@@ -220,7 +200,7 @@ private:
   bool hasFailed = false;
   std::vector<Thread> threads;
   std::vector<Memory> memories; // [rank * 3 + buffer]
-  llvm::DenseMap<int64_t, MessageQueue> queues;
+  llvm::DenseMap<int64_t, std::deque<Message>> queues;
   MapCache maps;
   SmallVector<int32_t> runnable;
 };
