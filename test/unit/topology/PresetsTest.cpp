@@ -167,6 +167,19 @@ TEST(Presets, FourNodesJoinedByTheNetwork) {
                                              "n3/gpu5"}));
 }
 
+// No route passes through a third host: between two nodes only their own
+// devices and the network's switches (node -1) carry it.
+TEST(Presets, RoutesStayOnTheirTwoNodes) {
+  Machine m = preset("a100x8", 4);
+  for (int a = 0; a < m.ranks(); ++a)
+    for (int b = 0; b < m.ranks(); ++b)
+      for (int l : m.route(a, b)) {
+        int node = m.devices()[m.links()[l].to].node;
+        EXPECT_TRUE(node < 0 || node == m.nodeOf(a) || node == m.nodeOf(b))
+            << a << " -> " << b;
+      }
+}
+
 TEST(Presets, NetworkBandwidth) {
   Machine m = preset("a100x8", 2);
   EXPECT_DOUBLE_EQ(m.nodeNetworkBandwidth(0), 8 * 25);
