@@ -4,11 +4,13 @@
 // per element range, which ranks' inputs were combined there and from which
 // input element; messages carry vector clocks so that every access can be
 // checked against the last write and the reads since (happens-before), the
-// way a race detector would.
+// way a race detector would. Channels that run the first one's steps moved
+// to other elements are proven by executing the first (channelShifts).
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "dialect/Sched/ChannelClasses.h"
 #include "dialect/Sched/StepWalker.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -19,6 +21,8 @@
 #include <deque>
 #include <variant>
 #include <map>
+#include <set>
+#include <array>
 
 namespace ccopt {
 #define GEN_PASS_DEF_SCHEDVERIFY
@@ -135,6 +139,10 @@ struct MachineCheck {
   std::optional<ccopt::topo::LinkKind> mostRemote;
 };
 
+/// Per channel, per memory (input, output, scratch; an in-place output is
+/// the input): how many elements on channel c's accesses are from channel 0's.
+using Shifts = std::vector<std::array<int64_t, 3>>;
+
 class SymbolicExecution {
 public:
   SymbolicExecution(ProgramOp program, bool raceCheck, MachineCheck onMachine = {})
@@ -145,6 +153,7 @@ public:
 
 private:
   // Set-up and driving.
+  LogicalResult execute();
   void initMemory();
   void runThread(Thread &t);
   LogicalResult execute(Thread &t, Operation *op, ArrayRef<int64_t> dims);
@@ -152,6 +161,22 @@ private:
 
   // Access helpers; all report through fail().
   Memory &memory(int64_t rank, BufferKind kind);
+  /// The memory `kind` names: an in-place output is the input.
+  int memoryIndex(BufferKind kind) {
+    if (kind == BufferKind::Output && program.getInPlace())
+      kind = BufferKind::Input;
+    return static_cast<int>(kind);
+  }
+  /// Whether channel 0's accesses, moved as `shifts` say, prove every
+  /// channel: no two channels touch one element and the output is covered.
+  bool shiftsProveEveryChannel();
+  /// Whether channel 0 touched an element of [begin, end) of `kind` (once
+  /// shiftsProveEveryChannel merged its runs).
+  bool touches(BufferKind kind, int64_t begin, int64_t end) {
+    const auto &runs = touched[memoryIndex(kind)];
+    auto it = llvm::lower_bound(runs, std::make_pair(end, int64_t(0)));
+    return it != runs.begin() && std::prev(it)->second > begin;
+  }
   std::optional<ElementRange> range(Thread &t, Operation *op, PartAttr part,
                                     ArrayRef<int64_t> dims);
   std::optional<int64_t> peer(Thread &t, Operation *op, AffineMap map,
@@ -194,7 +219,12 @@ private:
   }
 
   ProgramOp program;
-  int64_t n, channels;
+  int64_t n, channels; // channels executed
+  /// Where channel c runs channel 0's steps (channelShifts); when set, only
+  /// channel 0 runs and `touched` gathers the elements it reads or writes
+  /// (over every rank), per memory.
+  std::optional<Shifts> shifts;
+  std::array<std::vector<std::pair<int64_t, int64_t>>, 3> touched;
   bool raceCheck;
   MachineCheck onMachine;
   bool hasFailed = false;
@@ -206,9 +236,7 @@ private:
 };
 
 Memory &SymbolicExecution::memory(int64_t rank, BufferKind kind) {
-  if (kind == BufferKind::Output && program.getInPlace())
-    kind = BufferKind::Input;
-  return memories[rank * 3 + static_cast<int>(kind)];
+  return memories[rank * 3 + memoryIndex(kind)];
 }
 
 void SymbolicExecution::initMemory() {
@@ -255,6 +283,8 @@ std::optional<ElementRange> SymbolicExecution::range(Thread &t, Operation *op,
     fail(t, op) << "part index " << evaluate(part.getIndex(), dims)
                 << " of the " << stringifyBufferKind(part.getBuffer())
                 << " buffer is outside [0, " << part.getParts() << ")";
+  else if (shifts)
+    touched[memoryIndex(r->buffer)].push_back({r->begin, r->end});
   return r;
 }
 
@@ -714,7 +744,124 @@ void SymbolicExecution::runThread(Thread &t) {
   }
 }
 
+/// Where each channel runs channel 0's steps, or std::nullopt: one
+/// parametric task per channel, all alike (channelRepresentatives), each part
+/// of channel c channel 0's with its index moved by a constant, the same
+/// number of elements for every part of one memory (parts of equal size),
+/// input and output moved alike, for a collective whose output element e
+/// needs input element e (all_reduce, broadcast, reduce, send/recv).
+static std::optional<Shifts> channelShifts(ProgramOp program) {
+  int64_t C = program.getChannels();
+  if (C == 1 ||
+      !llvm::is_contained({CollectiveKind::AllReduce, CollectiveKind::Broadcast,
+                           CollectiveKind::Reduce, CollectiveKind::SendRecv},
+                          program.getCollective()) ||
+      llvm::any_of(channelRepresentatives(program), [](int64_t r) { return r != 0; }))
+    return std::nullopt;
+  std::vector<TaskOp> tasks(C);
+  for (TaskOp task : program.getBody().front().getOps<TaskOp>()) {
+    if (task.getRank() || tasks[task.getChannel()])
+      return std::nullopt;
+    tasks[task.getChannel()] = task;
+  }
+  auto partsOf = [](TaskOp task) {
+    SmallVector<PartAttr> parts;
+    task.walk([&](Operation *op) {
+      if (std::optional<RegisteredOperationName> info = op->getRegisteredInfo())
+        for (StringAttr name : info->getAttributeNames())
+          if (auto part = dyn_cast_or_null<PartAttr>(
+                  op->getInherentAttr(name).value_or(Attribute())))
+            parts.push_back(part);
+    });
+    return parts;
+  };
+  auto memoryOf = [&](BufferKind kind) {
+    return kind == BufferKind::Output && program.getInPlace() ? 0 : static_cast<int>(kind);
+  };
+  SmallVector<PartAttr> first = partsOf(tasks[0]);
+  Shifts shifts(C, {0, 0, 0});
+  for (int64_t c = 1; c < C; ++c) {
+    SmallVector<PartAttr> parts = partsOf(tasks[c]);
+    if (parts.size() != first.size())
+      return std::nullopt;
+    std::array<std::optional<int64_t>, 3> moved;
+    for (auto [mine, theirs] : llvm::zip(parts, first)) {
+      int64_t count = program.getCount(theirs.getBuffer());
+      if (mine.getBuffer() != theirs.getBuffer() || mine.getParts() != theirs.getParts() ||
+          count % theirs.getParts())
+        return std::nullopt;
+      AffineMap index = theirs.getIndex();
+      auto by = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
+          mine.getIndex().getResult(0) - index.getResult(0), index.getNumDims(), 0));
+      if (!by)
+        return std::nullopt;
+      int64_t elements = by.getValue() * (count / theirs.getParts());
+      std::optional<int64_t> &m = moved[memoryOf(theirs.getBuffer())];
+      if (m && *m != elements)
+        return std::nullopt;
+      m = elements;
+    }
+    if (moved[0] && moved[1] && *moved[0] != *moved[1])
+      return std::nullopt; // output e would not hold input e
+    for (int k = 0; k < 3; ++k)
+      shifts[c][k] = moved[k].value_or(0);
+  }
+  return shifts;
+}
+
+bool SymbolicExecution::shiftsProveEveryChannel() {
+  int64_t C = shifts->size();
+  for (int k = 0; k < 3; ++k) {
+    // Channel 0's elements, merged.
+    auto &runs = touched[k];
+    llvm::sort(runs);
+    std::vector<std::pair<int64_t, int64_t>> merged;
+    for (auto [b, e] : runs) {
+      if (!merged.empty() && b <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, e);
+      else
+        merged.push_back({b, e});
+    }
+    runs = merged;
+    // No two channels meet: channel 0's elements miss their own moves by
+    // every difference of two channels' shifts.
+    std::set<int64_t> apart;
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t d = c + 1; d < C; ++d)
+        apart.insert(std::abs((*shifts)[d][k] - (*shifts)[c][k]));
+    for (int64_t delta : apart) {
+      size_t j = 0;
+      for (auto [b, e] : runs) { // does [b + delta, e + delta) meet a run?
+        while (j < runs.size() && runs[j].second <= b + delta)
+          ++j;
+        if (delta == 0 || (j < runs.size() && runs[j].first < e + delta))
+          return false;
+      }
+    }
+  }
+  // The channels' outputs cover the output.
+  int64_t written = 0;
+  for (auto [b, e] : touched[memoryIndex(BufferKind::Output)])
+    written += e - b;
+  return written * C == program.getOutputCount();
+}
+
 LogicalResult SymbolicExecution::run() {
+  if (auto moves = channelShifts(program)) {
+    // Channel 0 alone, quietly: anything short of a proof (a failure, or
+    // moves that overlap) runs every channel, which reports.
+    SymbolicExecution first(program, raceCheck, onMachine);
+    first.shifts = std::move(moves);
+    first.channels = 1;
+    ScopedDiagnosticHandler quiet(program.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    if (succeeded(first.execute()))
+      return success();
+  }
+  return execute();
+}
+
+LogicalResult SymbolicExecution::execute() {
   initMemory();
   TaskIndex tasks(program);
   threads.reserve(n * channels);
@@ -787,6 +934,8 @@ static std::optional<Content> expected(ProgramOp program, int64_t rank, int64_t 
 }
 
 LogicalResult SymbolicExecution::checkEnd() {
+  if (shifts && !shiftsProveEveryChannel())
+    return failure();
   for (Thread &t : threads) {
     if (!t.done) {
       // Follow who waits for whom to name the cycle.
@@ -830,6 +979,8 @@ LogicalResult SymbolicExecution::checkEnd() {
     for (auto &[start, piece] : mem) {
       if (start >= count)
         break;
+      if (shifts && !touches(BufferKind::Output, start, piece.end))
+        continue; // another channel's, proven by the moves
       for (int64_t e : {start, piece.end - 1}) {
         auto want = expected(program, rank, e);
         if (!want)

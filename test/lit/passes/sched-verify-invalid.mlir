@@ -309,3 +309,80 @@ sched.program @forward_too_early attributes {algorithm = "hand", channels = 1 : 
     sched.recv from #r1
   }
 }
+
+// -----
+
+// Two alike channels on the same elements: no proof from channel 0 alone;
+// every channel runs and they race.
+#peer = affine_map<(d0) -> ((d0 + 1) mod 2)>
+sched.program @same_channels attributes {algorithm = "hand", channels = 2 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 8 : i64, output_count = 8 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 8 : i64} {
+  sched.task channel 0 {
+    // expected-error @+1 {{rank 1, channel 0, step 0: writes rank 0's scratch[0, 2) (part 0 of 4) while rank 1 (channel 1, step 0) may still be writing it (no message orders the two)}}
+    sched.send <input, (d0) -> ((d0 + 1) mod 2), 4> to #peer at <scratch, (d0) -> ((d0 + 1) mod 2), 4>
+    sched.recv from #peer into <scratch, (d0) -> (d0), 4>
+    sched.reduce <input, (d0) -> (d0), 4>, <scratch, (d0) -> (d0), 4> -> <output, (d0) -> (d0), 4>
+    sched.send <output, (d0) -> (d0), 4> to #peer at <output, (d0) -> (d0), 4>
+    sched.recv from #peer into <output, (d0) -> ((d0 + 1) mod 2), 4>
+  }
+  sched.task channel 1 {
+    sched.send <input, (d0) -> ((d0 + 1) mod 2), 4> to #peer at <scratch, (d0) -> ((d0 + 1) mod 2), 4>
+    sched.recv from #peer into <scratch, (d0) -> (d0), 4>
+    sched.reduce <input, (d0) -> (d0), 4>, <scratch, (d0) -> (d0), 4> -> <output, (d0) -> (d0), 4>
+    sched.send <output, (d0) -> (d0), 4> to #peer at <output, (d0) -> (d0), 4>
+    sched.recv from #peer into <output, (d0) -> ((d0 + 1) mod 2), 4>
+  }
+}
+
+// -----
+
+// Channel 1 moved by one part: half of its elements are channel 0's.
+#peer = affine_map<(d0) -> ((d0 + 1) mod 2)>
+sched.program @overlapping_channels attributes {algorithm = "hand", channels = 2 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 8 : i64, output_count = 8 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 8 : i64} {
+  sched.task channel 0 {
+    sched.send <input, (d0) -> ((d0 + 1) mod 2), 4> to #peer at <scratch, (d0) -> ((d0 + 1) mod 2), 4>
+    sched.recv from #peer into <scratch, (d0) -> (d0), 4>
+    // expected-error @+1 {{rank 1, channel 0, step 2: writes rank 1's output[2, 4) (part 1 of 4) while rank 0 (channel 1, step 3) may still be writing it (no message orders the two)}}
+    sched.reduce <input, (d0) -> (d0), 4>, <scratch, (d0) -> (d0), 4> -> <output, (d0) -> (d0), 4>
+    sched.send <output, (d0) -> (d0), 4> to #peer at <output, (d0) -> (d0), 4>
+    sched.recv from #peer into <output, (d0) -> ((d0 + 1) mod 2), 4>
+  }
+  sched.task channel 1 {
+    sched.send <input, (d0) -> ((d0 + 1) mod 2 + 1), 4> to #peer at <scratch, (d0) -> ((d0 + 1) mod 2 + 1), 4>
+    sched.recv from #peer into <scratch, (d0) -> (d0 + 1), 4>
+    sched.reduce <input, (d0) -> (d0 + 1), 4>, <scratch, (d0) -> (d0 + 1), 4> -> <output, (d0) -> (d0 + 1), 4>
+    sched.send <output, (d0) -> (d0 + 1), 4> to #peer at <output, (d0) -> (d0 + 1), 4>
+    sched.recv from #peer into <output, (d0) -> ((d0 + 1) mod 2 + 1), 4>
+  }
+}
+
+// -----
+
+// Channel 1 moved too far: the channels leave elements of the output between
+// them that nobody writes.
+#peer = affine_map<(d0) -> ((d0 + 1) mod 2)>
+// expected-error @+1 {{rank 0 ends with output[4, 6) never written where all_reduce needs ranks {0-1} of input element 4 at element 4}}
+sched.program @gap_between_channels attributes {algorithm = "hand", channels = 2 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 12 : i64, output_count = 12 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 12 : i64} {
+  sched.task channel 0 {
+    sched.send <input, (d0) -> ((d0 + 1) mod 2), 6> to #peer at <scratch, (d0) -> ((d0 + 1) mod 2), 6>
+    sched.recv from #peer into <scratch, (d0) -> (d0), 6>
+    sched.reduce <input, (d0) -> (d0), 6>, <scratch, (d0) -> (d0), 6> -> <output, (d0) -> (d0), 6>
+    sched.send <output, (d0) -> (d0), 6> to #peer at <output, (d0) -> (d0), 6>
+    sched.recv from #peer into <output, (d0) -> ((d0 + 1) mod 2), 6>
+  }
+  sched.task channel 1 {
+    sched.send <input, (d0) -> ((d0 + 1) mod 2 + 3), 6> to #peer at <scratch, (d0) -> ((d0 + 1) mod 2 + 3), 6>
+    sched.recv from #peer into <scratch, (d0) -> (d0 + 3), 6>
+    sched.reduce <input, (d0) -> (d0 + 3), 6>, <scratch, (d0) -> (d0 + 3), 6> -> <output, (d0) -> (d0 + 3), 6>
+    sched.send <output, (d0) -> (d0 + 3), 6> to #peer at <output, (d0) -> (d0 + 3), 6>
+    sched.recv from #peer into <output, (d0) -> ((d0 + 1) mod 2 + 3), 6>
+  }
+}

@@ -57,3 +57,28 @@ sched.program @allgather3 attributes {algorithm = "direct", channels = 1 : i64,
     }
   }
 }
+
+// Two channels, each the other's steps on its own half of every buffer:
+// executing channel 0 and checking that its elements, moved by channel 1's
+// part shifts, meet none of its own and cover the output proves both.
+// CHECK-LABEL: sched.program @moved_channels
+#other = affine_map<(d0) -> ((d0 + 1) mod 2)>
+sched.program @moved_channels attributes {algorithm = "hand", channels = 2 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 8 : i64, output_count = 8 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 8 : i64} {
+  sched.task channel 0 {
+    sched.send <input, (d0) -> ((d0 + 1) mod 2), 4> to #other at <scratch, (d0) -> ((d0 + 1) mod 2), 4>
+    sched.recv from #other into <scratch, (d0) -> (d0), 4>
+    sched.reduce <input, (d0) -> (d0), 4>, <scratch, (d0) -> (d0), 4> -> <output, (d0) -> (d0), 4>
+    sched.send <output, (d0) -> (d0), 4> to #other at <output, (d0) -> (d0), 4>
+    sched.recv from #other into <output, (d0) -> ((d0 + 1) mod 2), 4>
+  }
+  sched.task channel 1 {
+    sched.send <input, (d0) -> ((d0 + 1) mod 2 + 2), 4> to #other at <scratch, (d0) -> ((d0 + 1) mod 2 + 2), 4>
+    sched.recv from #other into <scratch, (d0) -> (d0 + 2), 4>
+    sched.reduce <input, (d0) -> (d0 + 2), 4>, <scratch, (d0) -> (d0 + 2), 4> -> <output, (d0) -> (d0 + 2), 4>
+    sched.send <output, (d0) -> (d0 + 2), 4> to #other at <output, (d0) -> (d0 + 2), 4>
+    sched.recv from #other into <output, (d0) -> ((d0 + 1) mod 2 + 2), 4>
+  }
+}
