@@ -823,6 +823,15 @@ bool SymbolicExecution::shiftsProveEveryChannel() {
         merged.push_back({b, e});
     }
     runs = merged;
+    if (runs.empty())
+      continue;
+    // Every channel stays in the memory (as each part index would have to).
+    auto [low, high] = std::minmax_element(
+        shifts->begin(), shifts->end(),
+        [&](const auto &a, const auto &b) { return a[k] < b[k]; });
+    if (runs.front().first + (*low)[k] < 0 ||
+        runs.back().second + (*high)[k] > program.getCount(BufferKind(k)))
+      return false;
     // No two channels meet: channel 0's elements miss their own moves by
     // every difference of two channels' shifts.
     std::set<int64_t> apart;

@@ -386,3 +386,28 @@ sched.program @gap_between_channels attributes {algorithm = "hand", channels = 2
     sched.recv from #peer into <output, (d0) -> ((d0 + 1) mod 2 + 3), 6>
   }
 }
+
+// -----
+
+// Channel 1 moved past the end of its buffers.
+#peer = affine_map<(d0) -> ((d0 + 1) mod 2)>
+sched.program @channel_beyond_the_buffers attributes {algorithm = "hand", channels = 2 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 8 : i64, output_count = 8 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 8 : i64} {
+  sched.task channel 0 {
+    sched.send <input, (d0) -> ((d0 + 1) mod 2), 4> to #peer at <scratch, (d0) -> ((d0 + 1) mod 2), 4>
+    sched.recv from #peer into <scratch, (d0) -> (d0), 4>
+    sched.reduce <input, (d0) -> (d0), 4>, <scratch, (d0) -> (d0), 4> -> <output, (d0) -> (d0), 4>
+    sched.send <output, (d0) -> (d0), 4> to #peer at <output, (d0) -> (d0), 4>
+    sched.recv from #peer into <output, (d0) -> ((d0 + 1) mod 2), 4>
+  }
+  sched.task channel 1 {
+    // expected-error @+1 {{rank 0, channel 1, step 0: part index 4 of the input buffer is outside [0, 4)}}
+    sched.send <input, (d0) -> ((d0 + 1) mod 2 + 3), 4> to #peer at <scratch, (d0) -> ((d0 + 1) mod 2 + 3), 4>
+    sched.recv from #peer into <scratch, (d0) -> (d0 + 3), 4>
+    sched.reduce <input, (d0) -> (d0 + 3), 4>, <scratch, (d0) -> (d0 + 3), 4> -> <output, (d0) -> (d0 + 3), 4>
+    sched.send <output, (d0) -> (d0 + 3), 4> to #peer at <output, (d0) -> (d0 + 3), 4>
+    sched.recv from #peer into <output, (d0) -> ((d0 + 1) mod 2 + 3), 4>
+  }
+}
