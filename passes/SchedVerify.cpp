@@ -140,7 +140,7 @@ struct MachineCheck {
 };
 
 /// Per channel, per memory (input, output, scratch; an in-place output is
-/// the input): how many elements on channel c's accesses are from channel 0's.
+/// the input): how many elements past channel 0's channel c's accesses lie.
 using Shifts = std::vector<std::array<int64_t, 3>>;
 
 class SymbolicExecution {
