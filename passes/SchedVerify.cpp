@@ -749,12 +749,14 @@ void SymbolicExecution::runThread(Thread &t) {
 /// of channel c channel 0's with its index moved by a constant, the same
 /// number of elements for every part of one memory (parts of equal size),
 /// input and output moved alike, for a collective whose output element e
-/// needs input element e (all_reduce, broadcast, reduce, send/recv).
+/// needs input element e + a constant of the rank, from a fixed set of ranks
+/// (all_reduce, reduce_scatter, broadcast, reduce, send/recv).
 static std::optional<Shifts> channelShifts(ProgramOp program) {
   int64_t C = program.getChannels();
   if (C == 1 ||
       !llvm::is_contained({CollectiveKind::AllReduce, CollectiveKind::Broadcast,
-                           CollectiveKind::Reduce, CollectiveKind::SendRecv},
+                           CollectiveKind::Reduce, CollectiveKind::SendRecv,
+                           CollectiveKind::ReduceScatter},
                           program.getCollective()) ||
       llvm::any_of(channelRepresentatives(program), [](int64_t r) { return r != 0; }))
     return std::nullopt;
