@@ -139,6 +139,14 @@ struct MachineCheck {
   std::optional<ccopt::topo::LinkKind> mostRemote;
 };
 
+/// The memory `kind` names (0 input, 1 output, 2 scratch): an in-place
+/// output is the input.
+int memoryIndex(ProgramOp program, BufferKind kind) {
+  if (kind == BufferKind::Output && program.getInPlace())
+    kind = BufferKind::Input;
+  return static_cast<int>(kind);
+}
+
 /// Per channel, per memory (input, output, scratch; an in-place output is
 /// the input): how many elements past channel 0's channel c's accesses lie.
 using Shifts = std::vector<std::array<int64_t, 3>>;
@@ -161,19 +169,13 @@ private:
 
   // Access helpers; all report through fail().
   Memory &memory(int64_t rank, BufferKind kind);
-  /// The memory `kind` names: an in-place output is the input.
-  int memoryIndex(BufferKind kind) {
-    if (kind == BufferKind::Output && program.getInPlace())
-      kind = BufferKind::Input;
-    return static_cast<int>(kind);
-  }
   /// Whether channel 0's accesses, moved as `shifts` say, prove every
   /// channel: no two channels touch one element and the output is covered.
   bool shiftsProveEveryChannel();
   /// Whether channel 0 touched an element of [begin, end) of `kind` (once
   /// shiftsProveEveryChannel merged its runs).
   bool touches(BufferKind kind, int64_t begin, int64_t end) {
-    const auto &runs = touched[memoryIndex(kind)];
+    const auto &runs = touched[memoryIndex(program, kind)];
     auto it = llvm::lower_bound(runs, std::make_pair(end, int64_t(0)));
     return it != runs.begin() && std::prev(it)->second > begin;
   }
@@ -236,7 +238,7 @@ private:
 };
 
 Memory &SymbolicExecution::memory(int64_t rank, BufferKind kind) {
-  return memories[rank * 3 + memoryIndex(kind)];
+  return memories[rank * 3 + memoryIndex(program, kind)];
 }
 
 void SymbolicExecution::initMemory() {
@@ -284,7 +286,7 @@ std::optional<ElementRange> SymbolicExecution::range(Thread &t, Operation *op,
                 << " of the " << stringifyBufferKind(part.getBuffer())
                 << " buffer is outside [0, " << part.getParts() << ")";
   else if (shifts)
-    touched[memoryIndex(r->buffer)].push_back({r->begin, r->end});
+    touched[memoryIndex(program, r->buffer)].push_back({r->begin, r->end});
   return r;
 }
 
@@ -777,9 +779,6 @@ static std::optional<Shifts> channelShifts(ProgramOp program) {
     });
     return parts;
   };
-  auto memoryOf = [&](BufferKind kind) {
-    return kind == BufferKind::Output && program.getInPlace() ? 0 : static_cast<int>(kind);
-  };
   SmallVector<PartAttr> first = partsOf(tasks[0]);
   Shifts shifts(C, {0, 0, 0});
   for (int64_t c = 1; c < C; ++c) {
@@ -798,7 +797,7 @@ static std::optional<Shifts> channelShifts(ProgramOp program) {
       if (!by)
         return std::nullopt;
       int64_t elements = by.getValue() * (count / theirs.getParts());
-      std::optional<int64_t> &m = moved[memoryOf(theirs.getBuffer())];
+      std::optional<int64_t> &m = moved[memoryIndex(program, theirs.getBuffer())];
       if (m && *m != elements)
         return std::nullopt;
       m = elements;
@@ -852,7 +851,7 @@ bool SymbolicExecution::shiftsProveEveryChannel() {
   }
   // The channels' outputs cover the output.
   int64_t written = 0;
-  for (auto [b, e] : touched[memoryIndex(BufferKind::Output)])
+  for (auto [b, e] : touched[memoryIndex(program, BufferKind::Output)])
     written += e - b;
   return written * C == program.getOutputCount();
 }

@@ -23,6 +23,8 @@ using namespace mlir::sched;
 namespace {
 
 std::vector<int> twinLinks(const Machine &machine, int shift);
+int64_t periodOf(ProgramOp program, const Machine &machine,
+                 ArrayRef<std::pair<int64_t, int64_t>> classes);
 
 /// GB/s as bytes per microsecond.
 constexpr double kBytesPerUsPerGBps = 1e3;
@@ -455,7 +457,7 @@ llvm::Expected<SimResult> Simulation::run() {
   }
   if (options.foldSymmetricRanks && !options.trace) {
     int64_t q = options.symmetry ? options.symmetry->rankPeriod
-                                 : rankPeriod(program, machine);
+                                 : periodOf(program, machine, classes);
     if (q < n) {
       int shiftNodes = (program.worldRank(q) - program.worldRank(0)) / machine.gpusPerNode;
       twins = twinLinks(machine, shiftNodes);
