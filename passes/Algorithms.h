@@ -210,8 +210,10 @@ mlir::sched::ProgramOp buildNvlsAllReduce(mlir::OpBuilder &b, mlir::Location loc
 using Trees = std::vector<std::vector<int64_t>>;
 
 /// NCCL's double binary tree over `ranks` ranks in nodes of `perNode`: a
-/// chain inside a node, and over the nodes' first ranks a binary tree and
-/// its mirror image (one chain when there is one node).
+/// chain inside a node, and over the nodes' leaders a binary tree and its
+/// mirror image; one such pair per rail m (GPU m leads every node and the
+/// chain visits GPU p xor m at position p, so that channels spread over the
+/// NICs), rail-major. One chain when there is one node.
 Trees ncclTrees(int64_t ranks, int64_t perNode);
 
 /// Tree all-reduce: reduce up a tree, then broadcast down it, pipelined in

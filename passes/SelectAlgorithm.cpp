@@ -242,10 +242,16 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     std::optional<int64_t> perNode = ranksPerNode(machine, c.ranks);
     ArrayRef<StringRef> algorithms = algorithmsFor(c.kind);
     // Those with long chains of steps last: by then the best time so far
-    // prunes most of their candidates.
+    // prunes most of their candidates. Over several nodes the node-aware
+    // ones first: few steps per rank, and usually the fastest, so that their
+    // time cuts the others' simulations short.
     SmallVector<StringRef> searchOrder(algorithms);
+    auto searchKey = [&](StringRef algorithm) {
+      return perNode && algorithm.starts_with("hierarchical") ? -1
+                                                              : stepsInARow(c, algorithm);
+    };
     llvm::stable_sort(searchOrder, [&](StringRef a, StringRef b) {
-      return stepsInARow(c, a) < stepsInARow(c, b);
+      return searchKey(a) < searchKey(b);
     });
     for (StringRef algorithm : searchOrder) {
       if (algorithm == "tree" && n < 3)

@@ -8,6 +8,8 @@
 
 #include "passes/ScheduleBuilding.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace mlir;
 using namespace mlir::sched;
 using namespace ccopt::detail;
@@ -23,19 +25,34 @@ ccopt::Trees ccopt::ncclTrees(int64_t ranks, int64_t perNode) {
     int64_t m = nodes - 1 - k;
     return m == 0 ? -1 : nodes - 1 - (m - 1) / 2;
   };
+  // Over several nodes NCCL's tree channels leave each node through
+  // different NICs (each channel's tree graph has its own net device and
+  // intra-node order, src/graph/connect.cc): the pair of trees for rail m
+  // has GPU m of every node as the node's leader, and the chain visits GPU
+  // p xor m at position p. (Xor, not rotation: it maps GPU pairs, PCIe
+  // switches and sockets onto each other, so the rails' trees are images of
+  // rail 0's under the machine's symmetries, which the simulator folds.)
+  // One node has one chain, the same for every channel.
+  int64_t rails = nodes > 1 ? perNode : 1;
   Trees trees;
-  for (bool mirror : {false, true}) {
-    std::vector<int64_t> &parent = trees.emplace_back(ranks, -1);
-    for (int64_t r = 0; r < ranks; ++r) {
-      int64_t node = r / perNode, local = r % perNode;
-      if (local > 0)
-        parent[r] = r - 1; // the chain inside a node
-      else if (int64_t up = parentNode(node, mirror); up >= 0)
-        parent[r] = up * perNode; // the tree over node leaders
+  for (int64_t rail = 0; rail < rails; ++rail)
+    for (bool mirror : {false, true}) {
+      // The GPU at position p of node k's chain.
+      auto at = [&](int64_t k, int64_t p) {
+        int64_t g = std::min(perNode, ranks - k * perNode);
+        bool xorRails = g == perNode && llvm::isPowerOf2_64(perNode);
+        return k * perNode + (xorRails ? p ^ rail : (p + rail) % g);
+      };
+      std::vector<int64_t> &parent = trees.emplace_back(ranks, -1);
+      for (int64_t k = 0; k < nodes; ++k) {
+        for (int64_t p = 1, g = std::min(perNode, ranks - k * perNode); p < g; ++p)
+          parent[at(k, p)] = at(k, p - 1); // the chain inside a node
+        if (int64_t up = parentNode(k, mirror); up >= 0)
+          parent[at(k, 0)] = at(up, 0); // the tree over the node leaders
+      }
+      if (nodes == 1)
+        break;
     }
-    if (nodes == 1)
-      break; // one node: a chain, the same for every channel
-  }
   return trees;
 }
 

@@ -46,6 +46,7 @@ int Machine::addDevice(DeviceKind kind, std::string deviceName, int node,
   int id = static_cast<int>(deviceList.size()) - 1;
   if (kind == DeviceKind::Gpu)
     gpuDevices.push_back(id);
+  xorSymmetryMemo.reset();
   return id;
 }
 
@@ -57,6 +58,7 @@ void Machine::connect(int a, int b, LinkKind kind, double bandwidth,
   }
   routes.clear();
   ringSearchMemo.clear();
+  xorSymmetryMemo.reset();
 }
 
 const std::vector<int> &Machine::route(int src, int dst) const {

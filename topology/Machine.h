@@ -25,6 +25,8 @@
 
 namespace ccopt::topo {
 
+struct NodeSymmetry;
+
 enum class DeviceKind { Gpu, NvSwitch, PcieSwitch, Cpu, Nic, NetSwitch };
 enum class LinkKind { NvLink, Pcie, Smp, Net };
 /// GPU generations differ in NCCL's protocol model (LL bandwidth caps).
@@ -100,6 +102,8 @@ public:
   /// Orders through a node found so far by topo's exhaustive ring search,
   /// by (GPUs, closed, last GPU).
   mutable std::map<std::tuple<std::vector<int>, bool, int>, std::vector<int>> ringSearchMemo;
+  /// xorSymmetries(*this), once found.
+  mutable std::shared_ptr<const std::vector<NodeSymmetry>> xorSymmetryMemo;
 
 private:
   std::vector<Device> deviceList;

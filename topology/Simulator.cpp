@@ -4,6 +4,7 @@
 
 #include "dialect/Sched/ChannelClasses.h"
 #include "dialect/Sched/StepWalker.h"
+#include "topology/NodeSymmetry.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -23,6 +24,8 @@ using namespace mlir::sched;
 namespace {
 
 std::vector<int> twinLinks(const Machine &machine, int shift);
+void foldImages(ProgramOp program, const Machine &machine,
+                const ChannelShapes &shapes, Symmetry &symmetry);
 int64_t periodOf(ProgramOp program, const Machine &machine,
                  ArrayRef<std::pair<int64_t, int64_t>> classes);
 
@@ -84,12 +87,19 @@ public:
     family = options.family.value_or(algorithm == "tree"   ? AlgorithmFamily::Tree
                                      : algorithm == "nvls" ? AlgorithmFamily::Nvls
                                                            : AlgorithmFamily::Ring);
-    if (options.foldSymmetricChannels && !options.trace)
-      classes = options.symmetry ? options.symmetry->channelClasses
-                                 : channelClasses(program);
-    else
+    if (!options.trace && (options.foldSymmetricChannels || options.foldSymmetricRanks)) {
+      if (!options.symmetry)
+        ownSymmetry = symmetryOf(program, machine);
+      symmetry = options.symmetry ? options.symmetry : &*ownSymmetry;
+    }
+    if (symmetry && options.foldSymmetricChannels) {
+      classes = symmetry->channelClasses;
+      linkImage = symmetry->linkOrbit;
+      orbitSize = symmetry->orbitSize;
+    } else {
       for (int64_t ch = 0; ch < channels; ++ch)
         classes.push_back({ch, 1});
+    }
   }
 
   llvm::Expected<SimResult> run();
@@ -110,6 +120,10 @@ private:
   /// Re-rates every flow sharing a link with `route` (loads changed there).
   void rerate(const std::vector<int> &route);
   void wake(int thread, double at) { wakes.push({at, seq++, thread}); }
+  /// Flows a flow of `t` counts for on link `l` (a stand-in).
+  int64_t replicasOn(int l, const Thread &t) const {
+    return orbitSize.empty() ? t.replicas : t.replicas / orbitSize[l];
+  }
   int64_t bytesOf(PartAttr part, ArrayRef<int64_t> dims);
   /// Messages from `from` to `to` on channel `ch`, folded onto the
   /// simulated ranks.
@@ -119,7 +133,8 @@ private:
   std::deque<double> &queue(int64_t from, int64_t to, int64_t ch) {
     return messages[queueKey(from, to, ch)];
   }
-  /// The links between two world ranks, as their twins when ranks fold.
+  /// The links between two world ranks, as their stand-ins when ranks or
+  /// channel images fold.
   const std::vector<int> &route(int src, int dst);
   void record(std::string track, StringRef name, double start, double end,
               int64_t bytes) {
@@ -138,8 +153,13 @@ private:
   int64_t n, channels;
   /// Ranks simulated ([0, period)) and how many ranks each stands for.
   int64_t period, rankReplicas = 1;
-  std::vector<int> twins; // each link's twin when ranks fold
-  std::unordered_map<uint64_t, std::vector<int>> twinRoutes;
+  /// Each link's stand-in: its twin when ranks fold, its orbit's first
+  /// link when channel images fold (a flow there counts once per link of
+  /// the orbit, orbitSize).
+  std::vector<int> linkImage, orbitSize;
+  std::unordered_map<uint64_t, std::vector<int>> imageRoutes;
+  std::optional<Symmetry> ownSymmetry;
+  const Symmetry *symmetry = nullptr;
   /// Simulated channels and how many real channels each stands for.
   std::vector<std::pair<int64_t, int64_t>> classes;
   double now = 0;
@@ -157,6 +177,7 @@ private:
   std::priority_queue<Wake, std::vector<Wake>, std::greater<>> wakes;
   SimResult result;
   MapCache maps;
+  llvm::DenseMap<AffineMap, bool> rankOnlyMaps; // peers that read only the rank
   std::unordered_map<int, std::vector<int>> linkRoutes; // one-link routes
   /// Each schedule rank's links to and from its NVSwitch (NVLS steps).
   std::vector<std::pair<int, int>> switchLinks;
@@ -186,12 +207,12 @@ void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step)
 
 const std::vector<int> &Simulation::route(int src, int dst) {
   const std::vector<int> &links = machine.route(src, dst);
-  if (twins.empty())
+  if (linkImage.empty())
     return links;
-  auto [it, inserted] = twinRoutes.try_emplace(uint64_t(src) << 32 | uint32_t(dst));
+  auto [it, inserted] = imageRoutes.try_emplace(uint64_t(src) << 32 | uint32_t(dst));
   if (inserted)
     for (int l : links)
-      it->second.push_back(twins[l]);
+      it->second.push_back(linkImage[l]);
   return it->second;
 }
 
@@ -227,7 +248,7 @@ void Simulation::addFlow(Thread &t, const std::vector<int> &route,
            static_cast<double>(bytes), cap * kBytesPerUsPerGBps, 0, now, now,
            &route, latency, version, true, step, kind};
   for (int l : route) {
-    load[l] += t.replicas;
+    load[l] += replicasOn(l, t);
     onLink[l].push_back(id);
   }
   result.wireBytes += bytes * t.replicas * rankReplicas;
@@ -282,7 +303,7 @@ void Simulation::finishFlow(int id) {
     }
   }
   for (int l : *f.route) {
-    load[l] -= sender.replicas;
+    load[l] -= replicasOn(l, sender);
     llvm::erase(onLink[l], id);
   }
   f.active = false;
@@ -309,10 +330,11 @@ int64_t Simulation::peerOf(Thread &t, AffineMap map, Thread::PeerMemo &memo) {
   if (memo.step == t.op && memo.peer >= 0)
     return memo.peer;
   int64_t peer = peerRank(t.op, map, t.dims, &maps);
-  bool rankOnly = true;
-  for (unsigned d = 1; d < map.getNumDims(); ++d)
-    rankOnly &= !map.isFunctionOfDim(d);
-  memo = {t.op, rankOnly ? peer : -1};
+  auto [it, fresh] = rankOnlyMaps.try_emplace(map, true);
+  if (fresh)
+    for (unsigned d = 1; d < map.getNumDims(); ++d)
+      it->second &= !map.isFunctionOfDim(d);
+  memo = {t.op, it->second ? peer : -1};
   return peer;
 }
 
@@ -456,12 +478,11 @@ llvm::Expected<SimResult> Simulation::run() {
     }
   }
   if (options.foldSymmetricRanks && !options.trace) {
-    int64_t q = options.symmetry ? options.symmetry->rankPeriod
-                                 : periodOf(program, machine, classes);
+    int64_t q = symmetry->rankPeriod;
     if (q < n) {
       int shiftNodes = (program.worldRank(q) - program.worldRank(0)) / machine.gpusPerNode;
-      twins = twinLinks(machine, shiftNodes);
-      if (!twins.empty()) {
+      linkImage = twinLinks(machine, shiftNodes);
+      if (!linkImage.empty()) {
         period = q;
         rankReplicas = n / q;
       }
@@ -610,13 +631,12 @@ int64_t periodOf(ProgramOp program, const Machine &machine,
   int perNode = machine.gpusPerNode;
   if (machine.nodes < 2 || perNode <= 0)
     return n;
-  bool alike = true;
-  program.walk([&](Operation *op) {
-    if (isa<MultimemReduceOp, MultimemStoreOp>(op))
-      alike = false;
-    if (auto task = dyn_cast<TaskOp>(op); task && task.getRank())
-      alike = false;
-  });
+  bool alike = llvm::none_of(program.getBody().front().getOps<TaskOp>(),
+                             [](TaskOp task) { return task.getRank(); });
+  if (alike)
+    program.walk([&](Operation *op) {
+      alike &= !isa<MultimemReduceOp, MultimemStoreOp>(op);
+    });
   if (!alike)
     return n;
   llvm::SmallDenseSet<int64_t> representatives;
@@ -635,6 +655,59 @@ int64_t periodOf(ProgramOp program, const Machine &machine,
   return n;
 }
 
+/// Folds `symmetry`'s channel classes that are images of each other under
+/// the machine's node symmetries, and finds the links' orbits under those.
+void foldImages(ProgramOp program, const Machine &machine,
+                const ChannelShapes &shapes, Symmetry &symmetry) {
+  const std::vector<NodeSymmetry> &nodeSymmetries = xorSymmetries(machine);
+  if (nodeSymmetries.empty())
+    return;
+  // Each as a renumbering of the schedule's ranks (where it keeps them
+  // among themselves).
+  int64_t n = program.getRanks();
+  llvm::DenseMap<int, int64_t> scheduleRank;
+  for (int64_t r = 0; r < n; ++r)
+    scheduleRank[program.worldRank(r)] = r;
+  std::vector<std::vector<int64_t>> permutations;
+  std::vector<const NodeSymmetry *> of;
+  for (const NodeSymmetry &node : nodeSymmetries) {
+    std::vector<int64_t> permutation;
+    for (int64_t r = 0; r < n; ++r) {
+      auto it = scheduleRank.find(node.ranks[program.worldRank(r)]);
+      if (it == scheduleRank.end())
+        break;
+      permutation.push_back(it->second);
+    }
+    if (static_cast<int64_t>(permutation.size()) == n) {
+      permutations.push_back(std::move(permutation));
+      of.push_back(&node);
+    }
+  }
+  auto images = shapes.images(symmetry.channelClasses, permutations);
+  bool nvls = false;
+  if (images)
+    program.walk([&](Operation *op) { nvls |= isa<MultimemReduceOp, MultimemStoreOp>(op); });
+  if (!images || nvls) // NVLS flows go over each rank's own switch links
+    return;
+  int numLinks = machine.links().size();
+  symmetry.linkOrbit.assign(numLinks, -1);
+  symmetry.orbitSize.assign(numLinks, 0);
+  for (int l = 0; l < numLinks; ++l) {
+    if (symmetry.linkOrbit[l] >= 0)
+      continue;
+    // The permutations and the identity are a group: l's images are its
+    // orbit, and l comes first in it.
+    SmallVector<int, 8> orbit{l};
+    for (size_t p : images->permutations)
+      if (!llvm::is_contained(orbit, of[p]->links[l]))
+        orbit.push_back(of[p]->links[l]);
+    for (int o : orbit)
+      symmetry.linkOrbit[o] = l;
+    symmetry.orbitSize[l] = orbit.size();
+  }
+  symmetry.channelClasses = std::move(images->classes);
+}
+
 } // namespace
 
 int64_t ccopt::topo::rankPeriod(ProgramOp program, const Machine &machine) {
@@ -642,8 +715,11 @@ int64_t ccopt::topo::rankPeriod(ProgramOp program, const Machine &machine) {
 }
 
 Symmetry ccopt::topo::symmetryOf(ProgramOp program, const Machine &machine) {
-  Symmetry symmetry{channelClasses(program), 0};
+  ChannelShapes shapes(program);
+  Symmetry symmetry{shapes.classes(), 0};
   symmetry.rankPeriod = periodOf(program, machine, symmetry.channelClasses);
+  if (symmetry.rankPeriod == program.getRanks() && symmetry.channelClasses.size() > 1)
+    foldImages(program, machine, shapes, symmetry);
   return symmetry;
 }
 

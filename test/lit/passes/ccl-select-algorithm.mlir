@@ -18,7 +18,7 @@ ccl.program @small world(16) {
 // A large one is bandwidth-bound: the ring wins, in the Simple protocol
 // (LL's lines carry half data).
 // CHECK-LABEL: ccl.program @large
-// CHECK: ccl.all_reduce sum %{{.*}} {algorithm = "ring", channels = {{[0-9]+}} : i64, chunks = {{[0-9]+}} : i64, predicted_us = {{.*}}, protocol = "simple", runner_up = "{{recursive_doubling|halving_doubling}}"
+// CHECK: ccl.all_reduce sum %{{.*}} {algorithm = "ring", channels = {{[0-9]+}} : i64, chunks = {{[0-9]+}} : i64, predicted_us = {{.*}}, protocol = "simple", runner_up = "{{recursive_doubling|halving_doubling|tree}}"
 // LOWERED: sched.program @large_all_reduce_0 attributes {algorithm = "ring"
 ccl.program @large world(16) {
   %a = ccl.buffer "a" : !ccl.buffer<16777216xf32>

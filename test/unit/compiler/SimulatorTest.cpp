@@ -341,6 +341,69 @@ TEST_F(SimulatorTest, RankPeriodOfGroupsTreesAndOneNode) {
   EXPECT_NEAR(run(tree, four).timeUs, run(tree, four, unfolded).timeUs, 1e-9);
 }
 
+// NCCL's trees leave the nodes through a different rail per channel pair:
+// rail m's trees are rail 0's with every node's GPUs renumbered l xor m, a
+// symmetry of the PCIe trees (and of the cube mesh for some m). Only rail 0's
+// channels are simulated, each link standing for its orbit; the full run
+// must agree.
+TEST_F(SimulatorTest, FoldingChannelImagesChangesNothing) {
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  Location loc = b.getUnknownLoc();
+  struct Case {
+    const char *machine;
+    int nodes, channels;
+    size_t classes; // simulated
+  };
+  for (Case c : {Case{"a100x8", 4, 16, 2}, {"a100x8", 3, 32, 2}, {"h100x8", 2, 4, 2},
+                 {"pcie4x8", 2, 16, 2}, {"v100x8", 2, 16, 4}, {"a100x8", 1, 4, 1}}) {
+    topo::Machine m = preset(c.machine, c.nodes);
+    int n = m.ranks();
+    for (int64_t bytes : {int64_t(64) * KiB * n, int64_t(4) * 1000003}) {
+      auto tree = buildTreeAllReduce(b, loc, "tree", shapeOf(n, bytes), ncclTrees(n, 8),
+                                     2, c.channels);
+      std::string what = std::string(c.machine) + " x" + std::to_string(c.nodes) +
+                         ", " + std::to_string(c.channels) + " channels, " +
+                         std::to_string(bytes) + " B";
+      // Equal parts: exact. Otherwise the channels' slices differ by an
+      // element, so their flows end apart and the shares shift: within 1%.
+      double tolerance = bytes % (4 * 2 * c.channels) ? 1e-2 : 1e-9;
+      Symmetry symmetry = symmetryOf(tree, m);
+      EXPECT_EQ(symmetry.channelClasses.size(), c.classes) << what;
+      int64_t channels = 0;
+      for (auto [ch, replicas] : symmetry.channelClasses)
+        channels += replicas;
+      EXPECT_EQ(channels, c.channels) << what;
+      for (Protocol protocol : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+        SimOptions folded{protocol}, unfolded{protocol};
+        unfolded.foldSymmetricChannels = false;
+        SimResult a = run(tree, m, folded), full = run(tree, m, unfolded);
+        EXPECT_NEAR(a.timeUs, full.timeUs, tolerance * full.timeUs) << what;
+        EXPECT_EQ(a.steps, full.steps) << what;
+      }
+      tree->erase();
+    }
+  }
+  // Rails numbered by rotation (GPU l + m): only rotating by 4 is an xor
+  // (4), so rail m + 4's trees fold onto rail m's, and no further.
+  topo::Machine m = preset("a100x8", 2);
+  Trees trees = ncclTrees(16, 8);
+  for (int rail = 0; rail < 8; ++rail)
+    for (int mirror = 0; mirror < 2; ++mirror)
+      for (int r = 0; r < 16; ++r) {
+        int node = r / 8, local = r % 8;
+        int64_t &parent = trees[2 * rail + mirror][r];
+        parent = local != rail ? node * 8 + (local + 7) % 8
+                 : (node == 0) == (mirror == 0) ? -1
+                                                : (1 - node) * 8 + rail;
+      }
+  auto rotated = buildTreeAllReduce(b, loc, "rotated", shapeOf(16, 4 * MiB), trees, 1, 16);
+  EXPECT_EQ(symmetryOf(rotated, m).channelClasses.size(), 8u);
+  SimOptions unfolded;
+  unfolded.foldSymmetricChannels = false;
+  EXPECT_NEAR(run(rotated, m).timeUs, run(rotated, m, unfolded).timeUs, 1e-9);
+}
+
 //===----------------------------------------------------------------------===//
 // Physics: what any sane model of a machine must satisfy.
 //===----------------------------------------------------------------------===//
