@@ -82,8 +82,13 @@ const std::vector<int> &Machine::route(int src, int dst) const {
            (d.kind != DeviceKind::Gpu &&
             (d.node < 0 || d.node == deviceList[from].node || d.node == deviceList[to].node));
   };
-  std::vector<double> cost(deviceList.size(), 1e300);
-  std::vector<int> via(deviceList.size(), -1);
+  // Maps, not vectors over every device: the search sees two nodes' worth.
+  llvm::DenseMap<int, double> cost;
+  llvm::DenseMap<int, int> via;
+  auto costOf = [&](int device) {
+    auto it = cost.find(device);
+    return it == cost.end() ? 1e300 : it->second;
+  };
   using Entry = std::pair<double, int>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
   cost[from] = 0;
@@ -93,21 +98,21 @@ const std::vector<int> &Machine::route(int src, int dst) const {
     queue.pop();
     if (device == to)
       break;
-    if (c > cost[device])
+    if (c > costOf(device))
       continue;
     if (!forwards(device))
       continue;
     for (int l : outgoing[device]) {
       const Link &link = linkList[l];
       double next = c + 1.0 / link.bandwidth + 1e-9;
-      if (next < cost[link.to]) {
+      if (next < costOf(link.to)) {
         cost[link.to] = next;
         via[link.to] = l;
         queue.push({next, link.to});
       }
     }
   }
-  if (via[to] < 0)
+  if (!via.count(to))
     return route;
   for (int device = to; device != from; device = linkList[via[device]].from)
     route.push_back(via[device]);

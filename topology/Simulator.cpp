@@ -372,7 +372,8 @@ void Simulation::advance(Thread &t) {
     result.steps += t.replicas * rankReplicas;
     auto local = [&](int64_t bytes) {
       double end = now + bytes / (machine.channelBandwidth * kBytesPerUsPerGBps);
-      record(trackOf(t), op->getName().stripDialect(), t.stepStart, end, bytes);
+      if (options.trace)
+        record(trackOf(t), op->getName().stripDialect(), t.stepStart, end, bytes);
       wake(self, end);
     };
     auto send = [&](AffineMap to, PartAttr dst) {
@@ -432,7 +433,8 @@ void Simulation::advance(Thread &t) {
                          return false; // lands while the next step runs
                        })
                        .Default([&](Operation *) {
-                         record(trackOf(t), "recv", t.stepStart, now, 0);
+                         if (options.trace)
+                           record(trackOf(t), "recv", t.stepStart, now, 0);
                          return false;
                        });
     if (retry) {
@@ -581,12 +583,12 @@ SmallVector<AffineMap, 2> peerMaps(Operation *op) {
   return maps;
 }
 
-/// Whether moving every rank q on moves every step's peers q on, for every
-/// rank and loop indices at their bounds (peer maps are affine: the ends of
-/// each loop stand for it), in the tasks of `channels` (the others run
-/// alike to one of them).
+/// Whether moving every rank q on moves every step's peers q on, for ranks
+/// below `ranks` and loop indices at their bounds (peer maps are affine: the
+/// ends of each loop stand for it), in the tasks of `channels` (the others
+/// run alike to one of them).
 bool peersMoveWithRanks(ProgramOp program, int64_t q,
-                        const llvm::SmallDenseSet<int64_t> &channels) {
+                        const llvm::SmallDenseSet<int64_t> &channels, int64_t ranks) {
   int64_t n = program.getRanks();
   MapCache maps;
   bool invariant = true;
@@ -615,7 +617,7 @@ bool peersMoveWithRanks(ProgramOp program, int64_t q,
         for (size_t i = 0; i < loops.size(); ++i)
           dims[1 + i] = corner >> i & 1 ? loops[i].getUpper() - 1 : loops[i].getLower();
         for (AffineMap peer : peers)
-          for (int64_t p = 0; p < n && invariant; ++p)
+          for (int64_t p = 0; p < ranks && invariant; ++p)
             invariant = peerAt(peer, position[(task.scheduleRank(p) + q) % n]) ==
                         (peerAt(peer, p) + q) % n;
       }
@@ -649,7 +651,10 @@ int64_t periodOf(ProgramOp program, const Machine &machine,
     bool periodic = true;
     for (int64_t r = 0; r + q < n && periodic; ++r)
       periodic = program.worldRank(r + q) - program.worldRank(r) == shift;
-    if (periodic && peersMoveWithRanks(program, q, representatives))
+    // Rank 0 first: a period that fails mostly fails there, before every
+    // step is tried for every rank.
+    if (periodic && peersMoveWithRanks(program, q, representatives, 1) &&
+        peersMoveWithRanks(program, q, representatives, n))
       return q;
   }
   return n;
