@@ -12,7 +12,6 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
-#include <deque>
 #include <map>
 #include <queue>
 #include <unordered_map>
@@ -48,6 +47,23 @@ struct Flow {
   llvm::StringRef step; // the step's op name, for the trace
   /// What the flow is: a message, or part of an NVLS reduce or store.
   enum Kind { Message, Reduce, Store } kind = Message;
+};
+
+/// Arrival times of the messages on one connection, in order: a vector
+/// read from `head`, emptied when read to the end (a deque's first block
+/// costs more than the few messages most connections hold).
+struct MessageQueue {
+  llvm::SmallVector<double, 2> arrivals;
+  size_t head = 0;
+  bool empty() const { return head == arrivals.size(); }
+  double front() const { return arrivals[head]; }
+  void push_back(double arrival) { arrivals.push_back(arrival); }
+  void pop_front() {
+    if (++head == arrivals.size()) {
+      arrivals.clear();
+      head = 0;
+    }
+  }
 };
 
 struct Thread {
@@ -130,7 +146,7 @@ private:
   int64_t queueKey(int64_t from, int64_t to, int64_t ch) const {
     return ((from % period) * period + to % period) * channels + ch;
   }
-  std::deque<double> &queue(int64_t from, int64_t to, int64_t ch) {
+  MessageQueue &queue(int64_t from, int64_t to, int64_t ch) {
     return messages[queueKey(from, to, ch)];
   }
   /// The links between two world ranks, as their stand-ins when ranks or
@@ -171,7 +187,7 @@ private:
   std::vector<std::vector<int>> onLink; // active flow ids per link
   using Finish = std::tuple<double, uint64_t, int>; // time, version, flow
   std::priority_queue<Finish, std::vector<Finish>, std::greater<>> finishes;
-  llvm::DenseMap<int64_t, std::deque<double>> messages; // arrival times
+  llvm::DenseMap<int64_t, MessageQueue> messages;
   llvm::DenseMap<int64_t, int> waiting; // queue key -> blocked thread
   using Wake = std::tuple<double, uint64_t, int>;
   std::priority_queue<Wake, std::vector<Wake>, std::greater<>> wakes;
