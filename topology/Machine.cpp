@@ -100,10 +100,10 @@ const std::vector<int> &Machine::route(int src, int dst) const {
       break;
     if (c > costOf(device))
       continue;
-    if (!forwards(device))
-      continue;
     for (int l : outgoing[device]) {
       const Link &link = linkList[l];
+      if (link.to != to && !forwards(link.to))
+        continue; // a dead end (a rail switch reaches every node's NIC)
       double next = c + 1.0 / link.bandwidth + 1e-9;
       if (next < costOf(link.to)) {
         cost[link.to] = next;
