@@ -12,6 +12,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <array>
 #include <map>
 #include <queue>
 #include <unordered_map>
@@ -99,6 +100,11 @@ public:
         n(program.getRanks()), channels(program.getChannels()), period(n),
         load(machine.links().size(), 0), onLink(machine.links().size()) {
     protocol = options.protocol.value_or(protocolOf(program.getProtocolKind()));
+    for (BufferKind kind : {BufferKind::Input, BufferKind::Output, BufferKind::Scratch})
+      buffers[static_cast<int>(kind)] = {
+          program.getCount(kind),
+          elementBytes(kind == BufferKind::Scratch ? program.getWireType()
+                                                   : program.getElementType())};
     StringRef algorithm = program.getAlgorithm();
     family = options.family.value_or(algorithm == "tree"   ? AlgorithmFamily::Tree
                                      : algorithm == "nvls" ? AlgorithmFamily::Nvls
@@ -193,6 +199,8 @@ private:
   std::priority_queue<Wake, std::vector<Wake>, std::greater<>> wakes;
   SimResult result;
   MapCache maps;
+  /// Elements and bytes per element of each buffer, by BufferKind.
+  std::array<std::pair<int64_t, int64_t>, 3> buffers;
   llvm::DenseMap<AffineMap, bool> rankOnlyMaps; // peers that read only the rank
   std::unordered_map<int, std::vector<int>> linkRoutes; // one-link routes
   /// Each schedule rank's links to and from its NVSwitch (NVLS steps).
@@ -200,12 +208,12 @@ private:
 };
 
 int64_t Simulation::bytesOf(PartAttr part, ArrayRef<int64_t> dims) {
+  auto [count, bytes] = buffers[static_cast<int>(part.getBuffer())];
+  // Equal parts: the size, whichever part (a bad index is the verifier's).
+  if (count % part.getParts() == 0)
+    return count / part.getParts() * bytes;
   auto range = resolve(program, part, dims, &maps);
-  if (!range)
-    return 0;
-  Type type = part.getBuffer() == BufferKind::Scratch ? program.getWireType()
-                                                      : program.getElementType();
-  return range->size() * elementBytes(type);
+  return range ? range->size() * bytes : 0;
 }
 
 void Simulation::startFlow(Thread &t, int64_t to, int64_t bytes, StringRef step) {
