@@ -62,9 +62,7 @@ public:
   bool worthTrying(Protocol protocol) const {
     if (protocol == Protocol::LL128 && !ll128)
       return false;
-    return !best || latencyUs + (boundUs - latencyUs) /
-                                    bandwidthEfficiency(protocol) <
-                        best->timeUs;
+    return !best || boundUnder(protocol, boundUs, latencyUs) < best->timeUs;
   }
 
   /// Simulates `program` (then erases it) and keeps it if it is the fastest.

@@ -101,7 +101,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       latencyUs = topo::lowerBoundUs(c.kind, c.ranks, 0, machine, /*withNodeCuts=*/false);
     }
     double under(topo::Protocol protocol) const {
-      return latencyUs + (us - latencyUs) / topo::bandwidthEfficiency(protocol);
+      return topo::boundUnder(protocol, us, latencyUs);
     }
     /// The same, for an algorithm whose data takes `hops` steps one after
     /// the other: it pays at least their latencies (each at least an NVLink

@@ -242,12 +242,18 @@ double ccopt::topo::lowerBoundUs(CollectiveKind kind, llvm::ArrayRef<int> ranks,
     for (const Cut &cut : nodeCuts(machine, ranks))
       if (cut.out > 0 && cut.in > 0)
         transferUs = std::max(transferUs, cutTimeUs(kind, cut, n, bytes));
-  // Latency: a message needs at least the lowest per-hop latency of the
-  // machine's links, and information doubles at most per round.
+  // Latency: some message crosses the most remote kind of link, at least
+  // at the lowest per-hop latency (LL's).
   LinkKind worst = numNodes > 1 ? LinkKind::Net : LinkKind::NvLink;
   if (numNodes == 1)
     for (int r : ranks)
       worst = std::max(worst, machine.routeKind(ranks[0], r));
-  double alpha = hopLatencyUs(AlgorithmFamily::Ring, Protocol::LL, worst);
-  return std::ceil(std::log2(n)) * alpha + transferUs;
+  return hopLatencyUs(AlgorithmFamily::Ring, Protocol::LL, worst) + transferUs;
+}
+
+double ccopt::topo::boundUnder(Protocol protocol, double boundUs, double latencyUs) {
+  // The ring's base latencies are the lowest of each protocol's (tree's and
+  // NVLS's are no lower).
+  return baseLatencyUs(AlgorithmFamily::Ring, protocol) + latencyUs +
+         (boundUs - latencyUs) / bandwidthEfficiency(protocol);
 }

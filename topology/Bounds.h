@@ -1,8 +1,11 @@
 //===- Bounds.h - what no schedule can beat -----------------------*- C++ -*-===//
 //
-// Alpha-beta lower bounds (Chan et al. 2007; Patarasuk & Yuan): every
-// collective needs at least ceil(log2 n) message latencies, and each rank
-// must move a fixed share of the data through its bottleneck cut. Two cuts
+// Alpha-beta lower bounds (after Chan et al. 2007; Patarasuk & Yuan): every
+// collective needs at least one message latency over its most remote link,
+// and each rank must move a fixed share of the data through its bottleneck
+// cut. (Not ceil(log2 n) latencies: that holds when a rank sends one
+// message at a time, but over several channels a rank reaches all its
+// peers at once, as the direct algorithms do.) Two cuts
 // are checked: a GPU's own links (its injection bandwidth) and, on several
 // nodes, a node's NICs; on an NVLS switch an all-reduce moves half as much
 // per GPU. Bandwidths are effective ones (what NCCL's best
@@ -16,6 +19,7 @@
 
 #include "dialect/Ccl/CclDialect.h"
 #include "topology/Machine.h"
+#include "topology/Protocol.h"
 
 namespace ccopt::topo {
 
@@ -27,6 +31,12 @@ namespace ccopt::topo {
 double lowerBoundUs(mlir::ccl::CollectiveKind kind, llvm::ArrayRef<int> ranks,
                     int64_t bytes, const Machine &machine,
                     bool withNodeCuts = true);
+
+/// What no simulated schedule beats under `protocol`: the bound `boundUs`
+/// (`latencyUs` of it at 0 bytes) with its transfer at the protocol's share
+/// of the bandwidth, after the protocol's base latency (where every
+/// simulation starts).
+double boundUnder(Protocol protocol, double boundUs, double latencyUs);
 
 /// nccl-tests' bus bandwidth factor: busbw = algbw * factor.
 double busBandwidthFactor(mlir::ccl::CollectiveKind kind, int ranks);

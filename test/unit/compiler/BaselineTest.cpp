@@ -216,18 +216,18 @@ TEST(Bounds, PcieSocketCut) {
   // per direction (Presets.cpp). Half of an all-gather's data must cross
   // it each way (S/2 over 10 GB/s), more than a GPU's own PCIe Gen4 x16
   // link needs (7/8 S over 24 GB/s); an all-reduce needs all of S each way.
-  // Latency: 3 rounds of the PCI LL hop (1.0 us, NCCL tuning.cc).
+  // Latency: one PCI LL hop (1.0 us, NCCL tuning.cc).
   topo::Machine m = preset("pcie4x8");
   std::vector<int> ranks = firstRanks(8);
-  EXPECT_NEAR(lowerBoundUs(K::AllGather, ranks, GiB, m), 3.0 + 0.5 * GiB / 10e3, 1e-6);
-  EXPECT_NEAR(lowerBoundUs(K::ReduceScatter, ranks, GiB, m), 3.0 + 0.5 * GiB / 10e3, 1e-6);
-  EXPECT_NEAR(lowerBoundUs(K::AllReduce, ranks, GiB, m), 3.0 + double(GiB) / 10e3, 1e-6);
-  EXPECT_NEAR(lowerBoundUs(K::Broadcast, ranks, GiB, m), 3.0 + double(GiB) / 10e3, 1e-6);
+  EXPECT_NEAR(lowerBoundUs(K::AllGather, ranks, GiB, m), 1.0 + 0.5 * GiB / 10e3, 1e-6);
+  EXPECT_NEAR(lowerBoundUs(K::ReduceScatter, ranks, GiB, m), 1.0 + 0.5 * GiB / 10e3, 1e-6);
+  EXPECT_NEAR(lowerBoundUs(K::AllReduce, ranks, GiB, m), 1.0 + double(GiB) / 10e3, 1e-6);
+  EXPECT_NEAR(lowerBoundUs(K::Broadcast, ranks, GiB, m), 1.0 + double(GiB) / 10e3, 1e-6);
   // All-to-all: 4 x 4 / 8 of S crosses each way.
-  EXPECT_NEAR(lowerBoundUs(K::AllToAll, ranks, GiB, m), 3.0 + 2.0 * GiB / 10e3, 1e-6);
+  EXPECT_NEAR(lowerBoundUs(K::AllToAll, ranks, GiB, m), 1.0 + 2.0 * GiB / 10e3, 1e-6);
   // Within one socket only the GPUs' own links count.
   EXPECT_NEAR(lowerBoundUs(K::AllGather, firstRanks(4), GiB, m),
-              2 * 1.0 + 3.0 / 4 * GiB / 24e3, 1e-6);
+              1.0 + 3.0 / 4 * GiB / 24e3, 1e-6);
 }
 
 TEST(Bounds, NvSwitchCutsAreTheGpus) {
@@ -235,8 +235,8 @@ TEST(Bounds, NvSwitchCutsAreTheGpus) {
   topo::Machine m = preset("a100x8");
   double B = m.injectionBandwidth(0) * 1e3;
   std::vector<int> ranks = firstRanks(8);
-  EXPECT_NEAR(lowerBoundUs(K::AllGather, ranks, GiB, m), 3 * 0.6 + 7.0 / 8 * GiB / B, 1e-6);
-  EXPECT_NEAR(lowerBoundUs(K::AllToAll, ranks, GiB, m), 3 * 0.6 + 7.0 / 8 * GiB / B, 1e-6);
+  EXPECT_NEAR(lowerBoundUs(K::AllGather, ranks, GiB, m), 0.6 + 7.0 / 8 * GiB / B, 1e-6);
+  EXPECT_NEAR(lowerBoundUs(K::AllToAll, ranks, GiB, m), 0.6 + 7.0 / 8 * GiB / B, 1e-6);
   // A pair across the sockets: NVLink 240 plus a PCIe path through the
   // sockets' xGMI link, 16 GB/s: the cut between the two is 256 GB/s.
   EXPECT_NEAR(lowerBoundUs(K::SendRecv, {0, 5}, GiB, m), 0.6 + double(GiB) / 256e3, 1e-6);
