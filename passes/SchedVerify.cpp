@@ -771,11 +771,10 @@ static std::optional<Shifts> channelShifts(ProgramOp program) {
   auto partsOf = [](TaskOp task) {
     SmallVector<PartAttr> parts;
     task.walk([&](Operation *op) {
-      if (std::optional<RegisteredOperationName> info = op->getRegisteredInfo())
-        for (StringAttr name : info->getAttributeNames())
-          if (auto part = dyn_cast_or_null<PartAttr>(
-                  op->getInherentAttr(name).value_or(Attribute())))
-            parts.push_back(part);
+      forEachInherentAttr(op, [&](Attribute value) {
+        if (auto part = dyn_cast_or_null<PartAttr>(value))
+          parts.push_back(part);
+      });
     });
     return parts;
   };

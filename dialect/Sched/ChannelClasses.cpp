@@ -28,10 +28,7 @@ void appendShape(Block &block, Shape &shape,
       shape.push_back(value && !isa<PartAttr>(value) ? word(value.getAsOpaquePointer())
                                                      : 0);
     };
-    // Inherent attributes one by one (getAttrs() would build a dictionary).
-    if (std::optional<RegisteredOperationName> info = op.getRegisteredInfo())
-      for (StringAttr name : info->getAttributeNames())
-        add(op.getInherentAttr(name).value_or(Attribute()));
+    forEachInherentAttr(&op, add);
     for (NamedAttribute attr : op.getDiscardableAttrs()) {
       shape.push_back(word(attr.getName().getAsOpaquePointer()));
       add(attr.getValue());

@@ -36,6 +36,12 @@ unsigned mlir::sched::loopDepth(Operation *op) {
   return depth;
 }
 
+void mlir::sched::forEachInherentAttr(Operation *op, function_ref<void(Attribute)> fn) {
+  if (std::optional<RegisteredOperationName> info = op->getRegisteredInfo())
+    for (StringAttr name : info->getAttributeNames())
+      fn(op->getInherentAttr(name).value_or(Attribute()));
+}
+
 LogicalResult PartAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                BufferKind, AffineMap index, int64_t parts) {
   if (parts < 1)

@@ -26,6 +26,11 @@ inline int64_t partBegin(int64_t count, int64_t parts, int64_t index) {
 /// Number of loop dimensions enclosing `op` (so its maps take 1 + that many).
 unsigned loopDepth(Operation *op);
 
+/// Calls `fn` with each inherent attribute of `op` in declaration order, null
+/// where an optional one is absent (without building getAttrs()'s
+/// dictionary).
+void forEachInherentAttr(Operation *op, function_ref<void(Attribute)> fn);
+
 } // namespace mlir::sched
 
 #endif
