@@ -12,8 +12,6 @@
 #include <mutex>
 #include <string>
 
-#include <cmath>
-
 using namespace ccopt::topo;
 using mlir::ccl::CollectiveKind;
 

@@ -486,11 +486,7 @@ llvm::Expected<SimResult> Simulation::run() {
     return llvm::createStringError(
         "the schedule has %lld ranks, but the machine has %d GPUs",
         (long long)n, machine.ranks());
-  bool nvls = false;
-  program.walk([&](Operation *op) {
-    nvls |= isa<MultimemReduceOp, MultimemStoreOp>(op);
-  });
-  if (nvls) {
+  if (hasMultimemSteps(program)) {
     if (!machine.nvls)
       return llvm::createStringError(
           "the schedule reduces in the NVSwitch (NVLS), which %s does not have",
@@ -657,13 +653,9 @@ int64_t periodOf(ProgramOp program, const Machine &machine,
   int perNode = machine.gpusPerNode;
   if (machine.nodes < 2 || perNode <= 0)
     return n;
-  bool alike = llvm::none_of(program.getBody().front().getOps<TaskOp>(),
-                             [](TaskOp task) { return task.getRank(); });
-  if (alike)
-    program.walk([&](Operation *op) {
-      alike &= !isa<MultimemReduceOp, MultimemStoreOp>(op);
-    });
-  if (!alike)
+  if (llvm::any_of(program.getBody().front().getOps<TaskOp>(),
+                   [](TaskOp task) { return task.getRank(); }) ||
+      hasMultimemSteps(program))
     return n;
   llvm::SmallDenseSet<int64_t> representatives;
   for (auto [ch, replicas] : classes)
@@ -713,10 +705,7 @@ void foldImages(ProgramOp program, const Machine &machine,
     }
   }
   auto images = shapes.images(symmetry.channelClasses, permutations);
-  bool nvls = false;
-  if (images)
-    program.walk([&](Operation *op) { nvls |= isa<MultimemReduceOp, MultimemStoreOp>(op); });
-  if (!images || nvls) // NVLS flows go over each rank's own switch links
+  if (!images || hasMultimemSteps(program)) // NVLS flows use each rank's own switch links
     return;
   int numLinks = machine.links().size();
   symmetry.linkOrbit.assign(numLinks, -1);

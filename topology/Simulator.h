@@ -31,9 +31,9 @@ struct Symmetry {
   std::vector<std::pair<int64_t, int64_t>> channelClasses;
   int64_t rankPeriod;
   /// Where classes are images of each other under node symmetries of the
-  /// machine (imageClasses; channelClasses then counts the images): each
-  /// link's orbit under them (its first link) and the orbit's size. Empty
-  /// otherwise.
+  /// machine (ChannelShapes::images; channelClasses then counts the
+  /// images): each link's orbit under them (its first link) and the orbit's
+  /// size. Empty otherwise.
   std::vector<int> linkOrbit;
   std::vector<int> orbitSize;
 };

@@ -151,6 +151,13 @@ ChannelShapes::images(ArrayRef<std::pair<int64_t, int64_t>> classes,
   // of as many channels, and what they carry it to.
   ImageClasses result;
   std::vector<std::vector<size_t>> images;
+  // Permutation a after permutation b.
+  auto compose = [&](size_t a, size_t b) {
+    std::vector<int64_t> ab(n);
+    for (int64_t r = 0; r < n; ++r)
+      ab[r] = permutations[a][permutations[b][r]];
+    return ab;
+  };
   for (auto [p, perm] : llvm::enumerate(permutations)) {
     if (static_cast<int64_t>(perm.size()) != n)
       return std::nullopt;
@@ -159,10 +166,7 @@ ChannelShapes::images(ArrayRef<std::pair<int64_t, int64_t>> classes,
     // (xor 3 is xor 1 after xor 2): no keys to build.
     for (size_t a = 0; a < images.size() && image.empty(); ++a)
       for (size_t b = 0; b < images.size() && image.empty(); ++b)
-        if (llvm::all_of(llvm::seq<int64_t>(0, n), [&](int64_t r) {
-              return perm[r] == permutations[result.permutations[a]]
-                                            [permutations[result.permutations[b]][r]];
-            }))
+        if (compose(result.permutations[a], result.permutations[b]) == perm)
           for (size_t i = 0; i < classes.size(); ++i)
             image.push_back(images[a][images[b][i]]);
     if (!image.empty() && llvm::all_of(llvm::seq<size_t>(0, classes.size()),
@@ -189,9 +193,7 @@ ChannelShapes::images(ArrayRef<std::pair<int64_t, int64_t>> classes,
   // has as many images.
   for (size_t a : result.permutations)
     for (size_t b : result.permutations) {
-      std::vector<int64_t> ab(n);
-      for (int64_t r = 0; r < n; ++r)
-        ab[r] = permutations[a][permutations[b][r]];
+      std::vector<int64_t> ab = compose(a, b);
       if (ab != identity && llvm::none_of(result.permutations, [&](size_t c) {
             return permutations[c] == ab;
           }))

@@ -36,6 +36,15 @@ unsigned mlir::sched::loopDepth(Operation *op) {
   return depth;
 }
 
+bool mlir::sched::hasMultimemSteps(ProgramOp program) {
+  return program
+      .walk([](Operation *op) {
+        return isa<MultimemReduceOp, MultimemStoreOp>(op) ? WalkResult::interrupt()
+                                                           : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 void mlir::sched::forEachInherentAttr(Operation *op, function_ref<void(Attribute)> fn) {
   if (std::optional<RegisteredOperationName> info = op->getRegisteredInfo())
     for (StringAttr name : info->getAttributeNames())

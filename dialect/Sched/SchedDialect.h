@@ -26,6 +26,9 @@ inline int64_t partBegin(int64_t count, int64_t parts, int64_t index) {
 /// Number of loop dimensions enclosing `op` (so its maps take 1 + that many).
 unsigned loopDepth(Operation *op);
 
+/// Whether a step of `program` reduces or stores through the NVSwitch (NVLS).
+bool hasMultimemSteps(ProgramOp program);
+
 /// Calls `fn` with each inherent attribute of `op` in declaration order, null
 /// where an optional one is absent (without building getAttrs()'s
 /// dictionary).
