@@ -354,6 +354,12 @@ void KernelPrinter::printStep(Operation *op) {
         peer("to", send.getPeer());
         declarePart("src", send.getSrc());
         declarePart("dst", send.getDst());
+        PartAttr store = send.getStoreAttr();
+        if (store) {
+          declarePart("store", store);
+          printCopy(local("store", store), local("src", send.getSrc()),
+                    send.getSrc().getBuffer(), "src_n");
+        }
         if (isLL())
           return printLLSendCopy(send.getDst(), local("src", send.getSrc()),
                                  send.getSrc().getBuffer(), "src_n");

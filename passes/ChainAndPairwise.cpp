@@ -69,15 +69,18 @@ ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
       taskWithChunkLoop(b, loc, channel, chain[i], numChunks);
       bool first = i == 0, last = i + 1 == n;
       if (!reduce) {
-        // Broadcast: the root sends its input on; the others forward what
+        // Broadcast: the root sends its input on (out of place, storing it
+        // into its output in the same pass); the others forward what
         // arrived in their output.
-        if (first && !shape.inPlace)
+        bool copyOut = first && !shape.inPlace;
+        if (copyOut && last)
           CopyOp::create(b, loc, part(BufferKind::Input), part(BufferKind::Output));
         if (!first)
           RecvOp::create(b, loc, rank(chain[i - 1]), part(BufferKind::Output));
         if (!last)
-          SendOp::create(b, loc, part(BufferKind::Output), rank(chain[i + 1]),
-                         part(BufferKind::Output));
+          SendOp::create(b, loc, part(copyOut ? BufferKind::Input : BufferKind::Output),
+                         rank(chain[i + 1]), part(BufferKind::Output),
+                         copyOut ? part(BufferKind::Output) : PartAttr());
         continue;
       }
       // Reduce: partial sums travel towards the root (the last rank);

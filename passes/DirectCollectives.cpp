@@ -87,9 +87,20 @@ ProgramOp ccopt::buildDirectAllGather(OpBuilder &b, Location loc, StringRef name
       return d.part(BufferKind::Input, d.constant(ch), C, dims);
     };
     AffineExpr r = d.rank();
-    CopyOp::create(b, loc, own(1), block(r, 1));
-    d.exchangeWithAll([&] { return own(2); }, [&] { return block(r, 2); },
-                      [&] { return block((r - d.step() + n) % n, 2); });
+    if (n == 1) {
+      CopyOp::create(b, loc, own(1), block(r, 1));
+      continue;
+    }
+    // The own block goes into place in the first send's pass (rank r+1's),
+    // then to the other ranks.
+    SendOp::create(b, loc, own(1), ringPeer(r + 1, n, 1), block(r, 1), block(r, 1));
+    buildLoop(b, loc, 2, n, [&] {
+      SendOp::create(b, loc, own(2), ringPeer(r + d.step(), n, 2), block(r, 2));
+    });
+    buildLoop(b, loc, 1, n, [&] {
+      RecvOp::create(b, loc, ringPeer(r - d.step() + n, n, 2),
+                     block((r - d.step() + n) % n, 2));
+    });
   }
   return program;
 }
@@ -117,11 +128,13 @@ ProgramOp ccopt::buildDirectBroadcast(OpBuilder &b, Location loc, StringRef name
     // The root's task, then one per other rank.
     buildRankTask(b, loc, program, ch, root);
     if (n == 1 || !reduce) {
-      if (!shape.inPlace)
-        CopyOp::create(b, loc, piece(BufferKind::Input), piece(BufferKind::Output));
+      // Out of place, the first send stores the input into the output too.
+      PartAttr copyOut = shape.inPlace ? PartAttr() : piece(BufferKind::Output);
+      if (copyOut && n == 1)
+        CopyOp::create(b, loc, piece(BufferKind::Input), copyOut);
       for (int64_t s = 1; s < n; ++s)
         SendOp::create(b, loc, piece(BufferKind::Input), at((root + s) % n),
-                       piece(BufferKind::Output));
+                       piece(BufferKind::Output), s == 1 ? copyOut : PartAttr());
     } else {
       CopyOp::create(b, loc, piece(BufferKind::Input), slot(d.constant(root), 1));
       for (int64_t s = 1; s < n; ++s) {

@@ -3,6 +3,7 @@
 // recv; reduce A, B -> X; send X      => recv_reduce_send A, B store X
 // recv; copy S -> X; send X           => recv_copy_send S store X
 // recv; send X                        => recv_copy_send X
+// copy S -> X; send S (or X)          => send S store X
 // Each fused step reads its operands once and writes the peer (and the
 // local store) in the same pass; the simulator charges one flow for it and
 // the emitter prints one loop over the data.
@@ -57,6 +58,22 @@ Operation *fuseAt(RecvOp recv) {
   return resume;
 }
 
+/// Fuses `copy S -> X; send S or X` (an out-of-place root's or own
+/// block's copy) into `send S store X`; returns the op after it.
+Operation *fuseAt(CopyOp copy) {
+  auto send = dyn_cast_or_null<SendOp>(copy->getNextNode());
+  if (!send || send.getStoreAttr() ||
+      (send.getSrc() != copy.getSrc() && send.getSrc() != copy.getDst()))
+    return copy->getNextNode();
+  Operation *resume = send->getNextNode();
+  OpBuilder b(copy);
+  SendOp::create(b, copy.getLoc(), copy.getSrc(), send.getPeerAttr(), send.getDst(),
+                 copy.getDst());
+  send.erase();
+  copy.erase();
+  return resume;
+}
+
 struct FuseSteps : ccopt::impl::SchedFuseStepsBase<FuseSteps> {
   void runOnOperation() override {
     SmallVector<Block *> blocks;
@@ -69,6 +86,8 @@ struct FuseSteps : ccopt::impl::SchedFuseStepsBase<FuseSteps> {
       while (op) {
         if (auto recv = dyn_cast<RecvOp>(op))
           op = fuseAt(recv);
+        else if (auto copy = dyn_cast<CopyOp>(op))
+          op = fuseAt(copy);
         else
           op = op->getNextNode();
       }

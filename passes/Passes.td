@@ -159,13 +159,14 @@ def CclPlanOverlap : Pass<"ccl-plan-overlap", "::mlir::ModuleOp"> {
 }
 
 def SchedFuseSteps : Pass<"sched-fuse-steps", "::mlir::ModuleOp"> {
-  let summary = "Fuse recv + reduce + send and recv + send into single steps";
+  let summary = "Fuse recv + reduce + send, recv + send and copy + send into single steps";
   let description = [{
     In hand-written schedules: `recv from P; reduce A, B -> X; send X to Q
-    at D` becomes `recv_reduce_send from P A, B store X to Q at D`, and
+    at D` becomes `recv_reduce_send from P A, B store X to Q at D`,
     `recv from P; send X to Q at D` becomes `recv_copy_send from P X to Q
-    at D`: one pass over memory instead of two, one step instead of two or
-    three. The lowering builds the fused forms directly.
+    at D`, and `copy S -> X; send S to Q at D` becomes `send S to Q at D
+    store X`: one pass over memory instead of two, one step instead of two
+    or three. The lowering builds the fused forms directly.
   }];
 }
 

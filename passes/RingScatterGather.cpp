@@ -58,12 +58,10 @@ public:
                          finalize ? b.getUnitAttr() : UnitAttr());
         return;
       }
-      // All-gather: the own block into place and around the ring; block
-      // r-s is forwarded at step s.
-      CopyOp::create(b, loc, ownPart(own, channel, 2),
-                     rankPart(whole, r, channel, 2));
+      // All-gather: the own block into place and around the ring in one
+      // pass; block r-s is forwarded at step s.
       SendOp::create(b, loc, ownPart(own, channel, 2), next,
-                     rankPart(whole, r, channel, 2));
+                     rankPart(whole, r, channel, 2), rankPart(whole, r, channel, 2));
       withLoop(1, n - 1, [&] {
         RecvCopySendOp::create(b, loc, prevS, rankPart(whole, r - s, channel, 3),
                                nextS, rankPart(whole, r - s, channel, 3));

@@ -598,6 +598,16 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
     post(t, to, *d);
     return success();
   };
+  /// A fused step's optional local store of what it sends.
+  auto store = [&](PartAttr part, const std::pair<ElementRange, Slice> &data)
+      -> LogicalResult {
+    if (!part)
+      return success();
+    auto st = range(t, op, part, dims);
+    if (!st || failed(sameSize(t, op, {&data.first, &*st})))
+      return failure();
+    return write(t, op, r, *st, data.second);
+  };
   auto reduceInto = [&](PartAttr lhsPart, PartAttr rhsPart, bool finalize)
       -> std::optional<std::pair<ElementRange, Slice>> {
     auto lhs = readPart(lhsPart), rhs = readPart(rhsPart);
@@ -627,7 +637,7 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
       .Case([&](SendOp send) -> LogicalResult {
         auto to = peer(t, op, send.getPeer(), dims);
         auto src = to ? readPart(send.getSrc()) : std::nullopt;
-        if (!src)
+        if (!src || failed(store(send.getStoreAttr(), *src)))
           return failure();
         return sendTo(*to, send.getDst(), src->first, src->second);
       })
@@ -636,27 +646,15 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
         auto to = peer(t, op, rrs.getTo(), dims);
         auto sum = to ? reduceInto(rrs.getRecvd(), rrs.getLocal(), rrs.getFinalize())
                       : std::nullopt;
-        if (!sum)
+        if (!sum || failed(store(rrs.getStoreAttr(), *sum)))
           return failure();
-        if (PartAttr store = rrs.getStoreAttr()) {
-          auto st = range(t, op, store, dims);
-          if (!st || failed(sameSize(t, op, {&sum->first, &*st})) ||
-              failed(write(t, op, r, *st, sum->second)))
-            return failure();
-        }
         return sendTo(*to, rrs.getDst(), sum->first, sum->second);
       })
       .Case([&](RecvCopySendOp rcs) -> LogicalResult {
         auto to = peer(t, op, rcs.getTo(), dims);
         auto src = to ? readPart(rcs.getRecvd()) : std::nullopt;
-        if (!src)
+        if (!src || failed(store(rcs.getStoreAttr(), *src)))
           return failure();
-        if (PartAttr store = rcs.getStoreAttr()) {
-          auto st = range(t, op, store, dims);
-          if (!st || failed(sameSize(t, op, {&src->first, &*st})) ||
-              failed(write(t, op, r, *st, src->second)))
-            return failure();
-        }
         return sendTo(*to, rcs.getDst(), src->first, src->second);
       })
       .Case([&](SignalOp signal) -> LogicalResult {

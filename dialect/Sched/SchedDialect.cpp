@@ -198,7 +198,8 @@ LogicalResult ReduceOp::verify() {
 LogicalResult SendOp::verify() {
   return failure(failed(verifyPart(*this, "source", getSrc())) ||
                  failed(verifyMap(*this, "peer", getPeer())) ||
-                 failed(verifyPart(*this, "destination", getDst())));
+                 failed(verifyPart(*this, "destination", getDst())) ||
+                 failed(verifyPart(*this, "store", getStoreAttr())));
 }
 
 LogicalResult RecvOp::verify() {

@@ -232,13 +232,26 @@ def Sched_ReduceOp : Sched_StepOp<"reduce"> {
 def Sched_SendOp : Sched_StepOp<"send"> {
   let summary = "write a local part into a part of the peer's buffer, then signal";
   let description = [{
+    With `store`, the part is also written into a local part in the same
+    pass over memory (NCCL's directCopySend: an out-of-place broadcast's
+    root or all-gather's own block, into the output while it goes out).
+
     ```mlir
     sched.send <input, (d0) -> (d0), 8> to affine_map<(d0) -> ((d0 + 1) mod 8)>
         at <scratch, (d0) -> (d0), 8>
+    sched.send <input, (d0) -> (0), 8> to affine_map<(d0) -> (1)>
+        at <output, (d0) -> (0), 8> store <output, (d0) -> (0), 8>
     ```
   }];
-  let arguments = (ins Sched_PartAttr:$src, AffineMapAttr:$peer, Sched_PartAttr:$dst);
-  let assemblyFormat = "$src `to` $peer `at` $dst attr-dict";
+  let arguments = (ins Sched_PartAttr:$src, AffineMapAttr:$peer, Sched_PartAttr:$dst,
+                       OptionalAttr<Sched_PartAttr>:$store);
+  let assemblyFormat = "$src `to` $peer `at` $dst (`store` $store^)? attr-dict";
+  let builders = [
+    // Without a local store (what most schedules send).
+    OpBuilder<(ins "PartAttr":$src, "::mlir::AffineMapAttr":$peer, "PartAttr":$dst), [{
+      build($_builder, $_state, src, peer, dst, PartAttr());
+    }]>
+  ];
 }
 
 def Sched_RecvOp : Sched_StepOp<"recv"> {

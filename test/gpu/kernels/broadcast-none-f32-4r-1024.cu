@@ -16,15 +16,6 @@ CC_KERNEL(ccopt_bench_broadcast_0) {
   if (ch == 0 && rank == 0) {
     const long long r = rank;
     for (long long i1 = 0; i1 < 1; ++i1) {
-      { // copy
-        const long long src_i = i1;
-        const long long src_b = cc_part_begin(1024LL, 1LL, src_i);
-        const long long src_n = cc_part_begin(1024LL, 1LL, src_i + 1) - src_b;
-        const long long dst_i = i1;
-        const long long dst_b = cc_part_begin(1024LL, 1LL, dst_i);
-        const long long dst_n = cc_part_begin(1024LL, 1LL, dst_i + 1) - dst_b;
-        cc_copy(output + dst_b, input + src_b, src_n);
-      }
       { // send
         const long long to = 1LL;
         const long long src_i = i1;
@@ -33,7 +24,11 @@ CC_KERNEL(ccopt_bench_broadcast_0) {
         const long long dst_i = i1;
         const long long dst_b = cc_part_begin(1024LL, 1LL, dst_i);
         const long long dst_n = cc_part_begin(1024LL, 1LL, dst_i + 1) - dst_b;
-        cc_copy(cc_peer_buf<T>(args, rank, to, CC_BUF_OUTPUT) + dst_b, output + src_b, src_n);
+        const long long store_i = i1;
+        const long long store_b = cc_part_begin(1024LL, 1LL, store_i);
+        const long long store_n = cc_part_begin(1024LL, 1LL, store_i + 1) - store_b;
+        cc_copy(output + store_b, input + src_b, src_n);
+        cc_copy(cc_peer_buf<T>(args, rank, to, CC_BUF_OUTPUT) + dst_b, input + src_b, src_n);
         cc_post_send(args, rank, ch, to);
       }
     }

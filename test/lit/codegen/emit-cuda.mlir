@@ -47,10 +47,15 @@ ccl.program @avg3 world(3) {
   ccl.all_reduce avg %a -> %a : !ccl.buffer<10xbf16> -> !ccl.buffer<10xbf16>
 }
 
-// Explicit per-rank tasks are guarded by the rank.
+// Explicit per-rank tasks are guarded by the rank; a send with a store
+// writes the local part and the peer's.
 // CHECK: // ccopt-schedule kernel=ccopt_hand collective=all_gather redop=none ranks=2 channels=1 element=i32 wire=i32 input=1 output=2 scratch=0 in_place=0 root=-1 rank_map=- algorithm=direct
 // CHECK-LABEL: // hand: all_gather, direct, 2 ranks
 // CHECK: if (ch == 0 && rank == 1) {
+// CHECK: { // send
+// CHECK: cc_copy(output + store_b, input + src_b, src_n);
+// CHECK-NEXT: cc_copy(cc_peer_buf<T>(args, rank, to, CC_BUF_OUTPUT) + dst_b, input + src_b, src_n);
+// CHECK-NEXT: cc_post_send(args, rank, ch, to);
 sched.program @hand attributes {algorithm = "direct", channels = 1 : i64,
     collective = #ccl<collective all_gather>, element_type = i32,
     input_count = 1 : i64, output_count = 2 : i64, ranks = 2 : i64,
@@ -61,8 +66,8 @@ sched.program @hand attributes {algorithm = "direct", channels = 1 : i64,
     sched.recv from affine_map<(d0) -> (1)>
   }
   sched.task channel 0 rank 1 {
-    sched.copy <input, (d0) -> (0), 1> -> <output, (d0) -> (1), 2>
     sched.send <input, (d0) -> (0), 1> to affine_map<(d0) -> (0)> at <output, (d0) -> (1), 2>
+        store <output, (d0) -> (1), 2>
     sched.recv from affine_map<(d0) -> (0)>
   }
 }

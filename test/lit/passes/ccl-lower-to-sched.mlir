@@ -78,7 +78,8 @@ ccl.program @grouped world(4) {
 // CHECK-NEXT: sched.reduce <scratch, {{.*}}>, <input, {{.*}}> -> <output, (d0, d1) -> (d1), 1>
 // CHECK-LABEL: sched.program @halves_all_gather_1
 // CHECK-SAME: collective = #ccl<collective all_gather>
-// CHECK: sched.copy <input, (d0, d1) -> (d1), 1> -> <output, (d0, d1) -> (d0 mod 3 + d1), 3>
+// The own block goes into place in the pass that sends it on.
+// CHECK: sched.send <input, (d0, d1) -> (d1), 1> to #{{.*}} at <output, (d0, d1) -> (d0 mod 3 + d1), 3> store <output, (d0, d1) -> (d0 mod 3 + d1), 3>
 // CHECK: sched.recv_copy_send
 ccl.program @halves world(3) {
   %big = ccl.buffer "big" : !ccl.buffer<30xf32>
@@ -93,8 +94,8 @@ ccl.program @halves world(3) {
 // CHECK-SAME: algorithm = "chain"
 // CHECK-SAME: root = 1
 // CHECK: sched.task channel 0 rank 1 {
-// CHECK: sched.copy <input, (d0, d1) -> (d1), 1> -> <output, (d0, d1) -> (d1), 1>
-// CHECK-NEXT: sched.send <output, (d0, d1) -> (d1), 1> to #{{.*}} at <output,
+// CHECK-NOT: sched.copy
+// CHECK: sched.send <input, (d0, d1) -> (d1), 1> to #{{.*}} at <output, (d0, d1) -> (d1), 1> store <output, (d0, d1) -> (d1), 1>
 // CHECK: sched.task channel 0 rank 2 {
 // CHECK-NEXT: sched.loop
 // CHECK-NEXT: sched.recv from

@@ -10,6 +10,9 @@
 // CHECK-NEXT: sched.recv from
 // CHECK-NOT: sched.reduce
 // CHECK-LABEL: sched.program @chain3
+// CHECK: sched.task channel 0 rank 0 {
+// CHECK-NEXT: sched.send <input, {{.*}}> to {{.*}} at <output, [[O:.*]]> store <output, [[O]]>
+// CHECK-NEXT: }
 // CHECK: sched.task channel 0 rank 1 {
 // CHECK-NEXT: sched.recv_copy_send from {{.*}} <output, {{.*}}> to {{.*}} at <output
 // CHECK-NEXT: }
@@ -30,8 +33,9 @@ sched.program @ring2 attributes {collective = #ccl<collective all_reduce>,
   }
 }
 
-// A broadcast chain 0 -> 1 -> 2 -> 3 written step by step; rank 2 copies
-// what arrived and forwards the copy (a recv_copy_send with a store).
+// A broadcast chain 0 -> 1 -> 2 -> 3 written step by step; the root copies
+// its input out and sends it (a send with a store); rank 2 copies what
+// arrived and forwards the copy (a recv_copy_send with a store).
 sched.program @chain3 attributes {collective = #ccl<collective broadcast>,
     ranks = 4 : i64, channels = 1 : i64, element_type = f32,
     input_count = 64 : i64, output_count = 64 : i64, scratch_count = 0 : i64,

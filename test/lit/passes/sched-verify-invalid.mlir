@@ -172,6 +172,22 @@ sched.program @sizes attributes {algorithm = "hand", channels = 1 : i64,
 
 // -----
 
+// A send's local store differs in size from what it sends.
+sched.program @store_size attributes {algorithm = "hand", channels = 1 : i64,
+    collective = #ccl<collective broadcast>, element_type = f32,
+    input_count = 4 : i64, output_count = 4 : i64, ranks = 2 : i64,
+    root = 0 : i64, scratch_count = 0 : i64} {
+  sched.task channel 0 rank 0 {
+    // expected-error @+1 {{rank 0, channel 0, step 0: input[0, 4) (part 0 of 1) and output[0, 2) (part 0 of 2) differ in size (4 vs 2 elements)}}
+    sched.send <input, (d0) -> (0), 1> to affine_map<(d0) -> (1)> at <output, (d0) -> (0), 1> store <output, (d0) -> (0), 2>
+  }
+  sched.task channel 0 rank 1 {
+    sched.recv from affine_map<(d0) -> (0)>
+  }
+}
+
+// -----
+
 // Rank 1 fills its own scratch while rank 0 writes into it: nothing orders
 // the two writes.
 #peer = affine_map<(d0) -> ((d0 + 1) mod 2)>

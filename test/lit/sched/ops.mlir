@@ -77,6 +77,7 @@ sched.program @ring attributes {collective = #ccl<collective all_reduce>,
 // CHECK-NEXT:    sched.task channel 0 rank 0 {
 // CHECK-NEXT:      sched.copy <input, (d0) -> (0), 2> -> <scratch, (d0) -> (1), 2>
 // CHECK-NEXT:      sched.send <input, (d0) -> (1), 2> to #{{.*}} at <scratch, (d0) -> (0), 2>
+// CHECK-NEXT:      sched.send <input, (d0) -> (0), 2> to #{{.*}} at <scratch, (d0) -> (1), 2> store <output, (d0) -> (0), 2>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    sched.task channel 1 rank 1 {
 // CHECK-NEXT:      sched.recv from #{{.*}}
@@ -96,6 +97,7 @@ sched.program @ring attributes {collective = #ccl<collective all_reduce>,
 // GENERIC-LABEL: "sched.program"() <{algorithm = "hand", {{.*}}chunks = 4 : i64{{.*}}root = 1 : i64{{.*}}wire = f32}> ({
 // GENERIC:         "sched.task"() <{channel = 0 : i64, rank = 0 : i64}> ({
 // GENERIC:           "sched.copy"() <{dst = #sched.part<scratch, (d0) -> (1), 2>, src = #sched.part<input, (d0) -> (0), 2>}> : () -> ()
+// GENERIC:           "sched.send"() <{dst = #sched.part<scratch, (d0) -> (1), 2>, peer = #{{.*}}, src = #sched.part<input, (d0) -> (0), 2>, store = #sched.part<output, (d0) -> (0), 2>}> : () -> ()
 // GENERIC:           "sched.reduce"() <{dst = #sched.part<output, (d0) -> (0), 2>, finalize, lhs = #sched.part<scratch, (d0) -> (0), 2>, rhs = #sched.part<input, (d0) -> (0), 2>}> : () -> ()
 // GENERIC:           "sched.reduce"() <{dst = {{.*}}, lhs = {{.*}}, rhs = {{.*}}}> {tag} : () -> ()
 // GENERIC:               "sched.recv_reduce_send"() <{dst = {{.*}}, finalize, from = {{.*}}}> : () -> ()
@@ -108,6 +110,8 @@ sched.program @per_rank attributes {collective = #ccl<collective reduce>,
     sched.copy <input, (d0) -> (0), 2> -> <scratch, (d0) -> (1), 2>
     sched.send <input, (d0) -> (1), 2> to affine_map<(d0) -> (1)>
         at <scratch, (d0) -> (0), 2>
+    sched.send <input, (d0) -> (0), 2> to affine_map<(d0) -> (1)>
+        at <scratch, (d0) -> (1), 2> store <output, (d0) -> (0), 2>
   }
   sched.task channel 1 rank 1 {
     sched.recv from affine_map<(d0) -> (0)>
