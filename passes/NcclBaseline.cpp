@@ -8,19 +8,30 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace ccopt::topo;
 
 int64_t ccopt::ncclChannels(const Machine &machine) {
   // NCCL builds many rings over an NVSwitch (one per channel, up to its
-  // channel limit), a few over NVLink meshes, and two over plain PCIe.
+  // channel limit), over one node's NVLink mesh the rings its search packs
+  // onto the links (across nodes, four through the NICs), and two over
+  // plain PCIe; then it runs every ring on two channels
+  // (src/graph/connect.cc: "Duplication should be complete now").
   bool nvswitch = llvm::any_of(machine.devices(), [](const Device &d) {
     return d.kind == DeviceKind::NvSwitch;
   });
   bool nvlink = llvm::any_of(machine.links(), [](const Link &l) {
     return l.kind == LinkKind::NvLink;
   });
-  return nvswitch ? 16 : nvlink ? 8 : 2;
+  if (nvswitch || !nvlink)
+    return nvswitch ? 16 : 2;
+  if (machine.nodes > 1)
+    return 8;
+  std::vector<int> node(machine.gpusPerNode);
+  std::iota(node.begin(), node.end(), 0);
+  return 2 * std::max<int64_t>(4, ringOrders(machine, node, 16).size());
 }
 
 int64_t ccopt::ncclP2pChannels(const Machine &machine, int64_t ranks) {

@@ -174,8 +174,13 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       if (result->gaveUp || result->timeUs >= best)
         continue;
       if (sched::usesMailbox(kind)) {
-        if (!demand)
-          demand = sched::mailboxDemand(program);
+        if (!demand) {
+          // Sized from one channel of each class and one period of ranks.
+          sched::MailboxFold fold{{}, symmetry->rankPeriod};
+          for (auto [channel, replicas] : symmetry->channelClasses)
+            fold.channels.push_back(channel);
+          demand = sched::mailboxDemand(program, nullptr, &fold);
+        }
         if (failed(*demand))
           continue;
         sched::LLMailbox box = (*demand)->under(kind);

@@ -58,6 +58,7 @@ void Machine::connect(int a, int b, LinkKind kind, double bandwidth,
   }
   routes.clear();
   ringSearchMemo.clear();
+  disjointRingsMemo.clear();
   xorSymmetryMemo.reset();
 }
 

@@ -102,6 +102,8 @@ public:
   /// Orders through a node found so far by topo's exhaustive ring search,
   /// by (GPUs, closed, last GPU).
   mutable std::map<std::tuple<std::vector<int>, bool, int>, std::vector<int>> ringSearchMemo;
+  /// NVLink-disjoint rings through a node found so far, by GPUs.
+  mutable std::map<std::vector<int>, std::vector<std::vector<int>>> disjointRingsMemo;
   /// xorSymmetries(*this), once found.
   mutable std::shared_ptr<const std::vector<NodeSymmetry>> xorSymmetryMemo;
 

@@ -94,11 +94,14 @@ std::vector<int> ccopt::topo::bestRingOrder(const Machine &machine,
 
 namespace {
 
-/// Hamiltonian cycles over direct NVLinks: each found cycle takes one link
-/// per hop in its direction; search again while links remain.
-std::vector<std::vector<int>> disjointNvLinkRings(const Machine &m,
-                                                  llvm::ArrayRef<int> gpus,
-                                                  int count) {
+/// Hamiltonian cycles over direct NVLinks, each taking one link per hop in
+/// both directions, as many as the links allow; each run both ways. A
+/// depth-first search over packings of cycles (the first cycles found can
+/// block the rest: on v100x8's cube mesh the first two leave GPU 0 only its
+/// doubled link to GPU 3, yet three cycles use every link), within a budget
+/// of search steps.
+std::vector<std::vector<int>> searchDisjointNvLinkRings(const Machine &m,
+                                                        llvm::ArrayRef<int> gpus) {
   int n = gpus.size();
   // capacity[a][b]: NVLinks from gpus[a] to gpus[b] on a direct route.
   std::vector<std::vector<int>> capacity(n, std::vector<int>(n, 0));
@@ -114,42 +117,77 @@ std::vector<std::vector<int>> disjointNvLinkRings(const Machine &m,
       if (a != b && route.size() == 1 && m.links()[route[0]].kind == LinkKind::NvLink)
         capacity[a][b] = static_cast<int>(m.links()[route[0]].bandwidth / perLink + 0.5);
     }
-  std::vector<std::vector<int>> rings;
-  std::vector<int> order = {0};
-  std::vector<bool> used(n, false);
-  used[0] = true;
-  std::function<bool()> extend = [&]() {
-    if (static_cast<int>(order.size()) == n)
-      return capacity[order.back()][0] > 0;
-    for (int next = 1; next < n; ++next) {
-      if (used[next] || capacity[order.back()][next] == 0)
-        continue;
-      used[next] = true;
-      order.push_back(next);
-      if (extend())
-        return true;
-      order.pop_back();
-      used[next] = false;
-    }
-    return false;
-  };
-  while (static_cast<int>(rings.size()) < count && extend()) {
-    // Take the cycle's links in both directions (it also runs backwards).
+  // No more cycles than the least connected GPU has pairs of links.
+  size_t target = n;
+  for (int a = 0; a < n; ++a) {
+    int links = 0;
+    for (int b = 0; b < n; ++b)
+      links += capacity[a][b];
+    target = std::min<size_t>(target, links / 2);
+  }
+  std::vector<std::vector<int>> cycles, best;
+  int64_t budget = 1 << 20;
+  auto take = [&](const std::vector<int> &cycle, int sign) {
     for (int i = 0; i < n; ++i) {
-      int a = order[i], b = order[(i + 1) % n];
-      --capacity[a][b];
-      --capacity[b][a];
+      int a = cycle[i], b = cycle[(i + 1) % n];
+      capacity[a][b] -= sign;
+      capacity[b][a] -= sign;
     }
+  };
+  // Extends `cycles` by cycles after its last one (in lexicographic order,
+  // so that each packing is tried once).
+  std::function<void()> pack = [&] {
+    if (cycles.size() > best.size())
+      best = cycles;
+    std::vector<int> order = {0};
+    std::vector<bool> used(n, false);
+    used[0] = true;
+    std::function<void()> extend = [&] {
+      if (best.size() >= target || --budget < 0)
+        return;
+      if (static_cast<int>(order.size()) == n) {
+        if (capacity[order.back()][0] == 0 || (!cycles.empty() && order <= cycles.back()))
+          return;
+        take(order, 1);
+        cycles.push_back(order);
+        pack();
+        cycles.pop_back();
+        take(order, -1);
+        return;
+      }
+      for (int next = 1; next < n; ++next) {
+        if (used[next] || capacity[order.back()][next] == 0)
+          continue;
+        used[next] = true;
+        order.push_back(next);
+        extend();
+        order.pop_back();
+        used[next] = false;
+      }
+    };
+    extend();
+  };
+  pack();
+  std::vector<std::vector<int>> rings;
+  for (const std::vector<int> &cycle : best) {
     std::vector<int> ring;
-    for (int i : order)
+    for (int i : cycle)
       ring.push_back(gpus[i]);
     rings.push_back(ring);
     std::reverse(ring.begin() + 1, ring.end());
     rings.push_back(ring);
-    order = {0};
-    std::fill(used.begin(), used.end(), false);
-    used[0] = true;
   }
+  return rings;
+}
+
+/// The first `count` of searchDisjointNvLinkRings (remembered per GPUs).
+std::vector<std::vector<int>> disjointNvLinkRings(const Machine &m,
+                                                  llvm::ArrayRef<int> gpus,
+                                                  int count) {
+  auto [it, fresh] = m.disjointRingsMemo.try_emplace(gpus.vec());
+  if (fresh)
+    it->second = searchDisjointNvLinkRings(m, gpus);
+  std::vector<std::vector<int>> rings = it->second;
   if (static_cast<int>(rings.size()) > count)
     rings.resize(count);
   return rings;

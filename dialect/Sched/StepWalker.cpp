@@ -185,7 +185,8 @@ Operation *StepWalker::next() {
 }
 
 FailureOr<MailboxDemand> mlir::sched::mailboxDemand(ProgramOp program,
-                                                    std::string *why) {
+                                                    std::string *why,
+                                                    const MailboxFold *fold) {
   int64_t n = program.getRanks(), channels = program.getChannels();
   auto fail = [&](const Twine &reason) {
     if (why)
@@ -216,25 +217,32 @@ FailureOr<MailboxDemand> mlir::sched::mailboxDemand(ProgramOp program,
     return fail("NVLS steps have no LL or LL128 form");
   // Per (sender, receiver, channel): data messages sent, and receives that
   // name where the data goes; walked for one channel of each class (alike
-  // channels send alike).
+  // channels send alike) and, under a fold, for the ranks of one period,
+  // each message moved by whole periods so that its receiver is among them.
   llvm::DenseMap<int64_t, int64_t> sent, named;
   auto key = [&](int64_t from, int64_t to, int64_t ch) {
     return (from * n + to) * channels + ch;
   };
   std::vector<int64_t> representative = channelRepresentatives(program);
+  std::vector<int64_t> walked;
+  for (int64_t ch = 0; ch < channels; ++ch)
+    if (fold ? llvm::is_contained(fold->channels, ch) : representative[ch] == ch)
+      walked.push_back(ch);
+  int64_t period = fold && fold->rankPeriod > 0 ? fold->rankPeriod : n;
   MapCache maps;
   TaskIndex tasks(program);
-  for (int64_t rank = 0; rank < n; ++rank)
-    for (int64_t ch = 0; ch < channels; ++ch) {
-      if (representative[ch] != ch)
-        continue;
+  for (int64_t rank = 0; rank < period; ++rank)
+    for (int64_t ch : walked) {
       StepWalker walker(tasks, rank, ch);
       while (Operation *op = walker.next()) {
         ArrayRef<int64_t> dims = walker.dims();
         auto sends = [&](AffineMap peer) {
           int64_t to = peerRank(op, peer, dims, &maps);
-          if (to >= 0 && to < n)
-            demand.messages = std::max(demand.messages, ++sent[key(rank, to, ch)]);
+          if (to < 0 || to >= n)
+            return;
+          int64_t moved = to - to % period;
+          int64_t k = key((rank - moved + n) % n, to - moved, ch);
+          demand.messages = std::max(demand.messages, ++sent[k]);
         };
         auto receives = [&](AffineMap peer) {
           int64_t from = peerRank(op, peer, dims, &maps);
@@ -258,24 +266,30 @@ FailureOr<MailboxDemand> mlir::sched::mailboxDemand(ProgramOp program,
       }
     }
   demand.ranks = n;
-  demand.senders.resize(channels * n);
+  demand.channels = channels;
+  std::vector<SmallVector<int32_t, 2>> senders(channels * n);
   for (auto [k, count] : sent) {
     int64_t ch = k % channels, to = k / channels % n, from = k / channels / n;
-    demand.senders[ch * n + to].push_back(from);
+    senders[ch * n + to].push_back(from);
     if (int64_t got = named.lookup(k); got != count)
       return fail("rank " + Twine(from) + " sends rank " + Twine(to) + " " +
                   Twine(count) + " data message(s) on channel " + Twine(ch) +
                   ", " + Twine(got) +
                   " of them received by a step that names its part");
   }
+  for (const auto &from : senders)
+    demand.mostSenders = std::max<int64_t>(demand.mostSenders, from.size());
+  if (fold)
+    return demand;
   for (int64_t ch = 0; ch < channels; ++ch)
     for (int64_t to = 0; to < n; ++to) {
-      auto &from = demand.senders[ch * n + to];
+      auto &from = senders[ch * n + to];
       if (representative[ch] == ch)
         llvm::sort(from);
       else
-        from = demand.senders[representative[ch] * n + to];
+        from = senders[representative[ch] * n + to];
     }
+  demand.senders = std::move(senders);
   return demand;
 }
 
@@ -288,14 +302,12 @@ LLMailbox MailboxDemand::under(ProtocolKind protocol) const {
   box.slots = std::min<int64_t>(messages, kLLSlots);
   if (!box.slots)
     return box;
-  size_t most = 0;
-  for (const auto &from : senders)
-    most = std::max(most, from.size());
+  int64_t most = mostSenders;
   box.regions = most;
   // A table of at most 64 Ki entries, else a region for every rank.
-  if (most > 1 && senders.size() * most > (1 << 16)) {
+  if (most > 1 && channels * ranks * most > (1 << 16)) {
     box.regions = ranks;
-  } else if (most > 1) {
+  } else if (most > 1 && !senders.empty()) {
     box.senders.reserve(senders.size() * most);
     for (const auto &from : senders) {
       box.senders.append(from.begin(), from.end());

@@ -130,22 +130,34 @@ struct LLMailbox {
 
 /// What sizes a mailbox, whatever the line format: the most data messages a
 /// sender sends one receiver on one channel in a launch, the bytes of the
-/// largest part a message names (a bound: parts differ by an element), and
-/// who sends whom: `senders[ch * ranks + receiver]`, sorted.
+/// largest part a message names (a bound: parts differ by an element), the
+/// most ranks one rank hears from on one channel, and who sends whom:
+/// `senders[ch * ranks + receiver]`, sorted (empty when sized from a fold).
 struct MailboxDemand {
-  int64_t ranks = 0, messages = 0, largestBytes = 0;
+  int64_t ranks = 0, channels = 0, messages = 0, largestBytes = 0, mostSenders = 0;
   std::vector<SmallVector<int32_t, 2>> senders;
-  /// The mailbox under `protocol` (LL or LL128).
+  /// The mailbox under `protocol` (LL or LL128); without `senders`, its
+  /// size only (no sender table).
   LLMailbox under(ProtocolKind protocol) const;
+};
+
+/// Where a program looks the same up to symmetry, the mailbox's size needs
+/// only part of it walked: one channel of each class (`channels`; channels
+/// that run alike, or images of each other under a renumbering of the
+/// ranks, send and hear alike) and the ranks of one period (every rank
+/// r + rankPeriod runs rank r's steps with peers moved by rankPeriod).
+struct MailboxFold {
+  std::vector<int64_t> channels;
+  int64_t rankPeriod = 0;
 };
 
 /// What `program` needs of a mailbox, whatever its protocol attribute.
 /// Fails (with the reason in `why`) when some rank does not receive every
 /// data message with a step that names where it goes (`sched.recv` without
 /// `into`, a message of NVLS), i.e. when the program cannot run as LL or
-/// LL128.
-FailureOr<MailboxDemand> mailboxDemand(ProgramOp program,
-                                       std::string *why = nullptr);
+/// LL128. With `fold`, walks only what it names and leaves `senders` empty.
+FailureOr<MailboxDemand> mailboxDemand(ProgramOp program, std::string *why = nullptr,
+                                       const MailboxFold *fold = nullptr);
 
 /// mailboxDemand(program)->under(protocol).
 FailureOr<LLMailbox> llMailbox(ProgramOp program, ProtocolKind protocol,

@@ -142,10 +142,11 @@ TEST_F(Baseline, SkippingHopelessProtocolsChangesNothing) {
       int64_t piece = protocol == Protocol::LL ? 16 * KiB
                       : protocol == Protocol::LL128 ? 256 * KiB
                                                     : 512 * KiB;
-      int64_t chunks = std::max<int64_t>(1, (bytes / 8 / 8 + piece - 1) / piece);
+      int64_t channels = ncclChannels(m);
+      int64_t chunks = std::max<int64_t>(1, (bytes / 8 / channels + piece - 1) / piece);
       auto ring = buildRingAllGather(
-          b, b.getUnknownLoc(), "ring", shapeOf(K::AllGather, 8, bytes), chunks, 8,
-          toScheduleRanks(ringOrders(m, firstRanks(8), 8), firstRanks(8)));
+          b, b.getUnknownLoc(), "ring", shapeOf(K::AllGather, 8, bytes), chunks, channels,
+          toScheduleRanks(ringOrders(m, firstRanks(8), channels), firstRanks(8)));
       best = std::min(best, simulateUs(ring, m, {protocol, AlgorithmFamily::Ring}));
       ring->erase();
     }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Sched/ChannelClasses.h"
+#include "dialect/Sched/StepWalker.h"
 #include "passes/Algorithms.h"
 #include "passes/NcclBaseline.h"
 #include "topology/Bounds.h"
@@ -26,6 +27,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <numeric>
 
 using namespace mlir;
@@ -404,6 +406,49 @@ TEST_F(SimulatorTest, FoldingChannelImagesChangesNothing) {
   EXPECT_NEAR(run(rotated, m).timeUs, run(rotated, m, unfolded).timeUs, 1e-9);
 }
 
+// Selection sizes a candidate's mailbox from one channel of each class and
+// one period of ranks: the same size as walking every rank and channel.
+TEST_F(SimulatorTest, FoldedMailboxSizesLikeTheFullWalk) {
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  Location loc = b.getUnknownLoc();
+  auto check = [&](sched::ProgramOp program, const topo::Machine &m,
+                   int64_t period, size_t classes) {
+    Symmetry symmetry = symmetryOf(program, m);
+    EXPECT_EQ(symmetry.rankPeriod, period) << program.getSymName().str();
+    EXPECT_EQ(symmetry.channelClasses.size(), classes) << program.getSymName().str();
+    sched::MailboxFold fold{{}, symmetry.rankPeriod};
+    for (auto [channel, replicas] : symmetry.channelClasses)
+      fold.channels.push_back(channel);
+    auto full = sched::mailboxDemand(program);
+    auto folded = sched::mailboxDemand(program, nullptr, &fold);
+    ASSERT_TRUE(succeeded(full) && succeeded(folded)) << program.getSymName().str();
+    EXPECT_EQ(folded->messages, full->messages) << program.getSymName().str();
+    EXPECT_EQ(folded->mostSenders, full->mostSenders) << program.getSymName().str();
+    EXPECT_EQ(folded->largestBytes, full->largestBytes) << program.getSymName().str();
+    for (auto kind : {sched::ProtocolKind::LL, sched::ProtocolKind::LL128})
+      EXPECT_EQ(folded->under(kind).bytes(program), full->under(kind).bytes(program))
+          << program.getSymName().str();
+    program->erase();
+  };
+  topo::Machine m = preset("a100x8", 4);
+  int n = m.ranks();
+  // Trees on every rail: images of each other.
+  check(buildTreeAllReduce(b, loc, "tree", shapeOf(n, 4 * MiB), ncclTrees(n, 8), 2, 16),
+        m, n, 2);
+  // Node-aware: every node alike.
+  check(buildHierarchicalAllReduce(b, loc, "hier", shapeOf(n, 4 * MiB), 8, true, 4), m, 8, 1);
+  // Recursive doubling pairs nodes 0-1 and 0-2: alike every two nodes.
+  check(buildHierarchicalAllReduce(b, loc, "hier_rd", shapeOf(n, 4 * MiB), 8, false, 4),
+        m, 16, 1);
+  // Rings over rotating rails.
+  topo::Machine sixteen = preset("a100x8", 16);
+  n = sixteen.ranks();
+  RingOrders orders = toScheduleRanks(ringOrders(sixteen, firstRanks(n), 2), firstRanks(n));
+  check(buildRingAllReduce(b, loc, "ring", shapeOf(n, 16 * MiB), 1, 2, orders), sixteen,
+        64, 2);
+}
+
 //===----------------------------------------------------------------------===//
 // Physics: what any sane model of a machine must satisfy.
 //===----------------------------------------------------------------------===//
@@ -740,6 +785,36 @@ TEST(Rings, V100RingUsesOnlyNvLink) {
   }
   // The identity order is worse: 3 -> 4 crosses the sockets.
   EXPECT_NE(m.routeKind(3, 4), LinkKind::NvLink);
+}
+
+TEST(Rings, V100DisjointRingsUseEveryLink) {
+  // The cube mesh has 24 NVLinks (some pairs doubled): three Hamiltonian
+  // cycles use each exactly once, and run both ways they are six rings that
+  // keep every link busy in both directions. (Taking the first cycles found
+  // gives two: they leave GPU 0 only its doubled link to GPU 3.)
+  topo::Machine m = preset("v100x8");
+  std::vector<std::vector<int>> rings = ringOrders(m, firstRanks(8), 8);
+  ASSERT_EQ(rings.size(), 6u);
+  std::map<std::pair<int, int>, int> hops;
+  for (const std::vector<int> &ring : rings) {
+    std::vector<int> sorted = ring;
+    llvm::sort(sorted);
+    EXPECT_EQ(sorted, firstRanks(8));
+    for (size_t i = 0; i < ring.size(); ++i)
+      ++hops[{ring[i], ring[(i + 1) % ring.size()]}];
+  }
+  int links = 0;
+  for (auto [hop, uses] : hops) {
+    auto [a, b] = hop;
+    EXPECT_EQ(m.routeKind(a, b), LinkKind::NvLink) << a << " -> " << b;
+    EXPECT_EQ(uses, static_cast<int>(m.routeBandwidth(a, b) / 20 + 0.5)) << a << " -> " << b;
+    links += uses;
+  }
+  EXPECT_EQ(links, 2 * 24);
+  // NCCL runs each ring on two channels.
+  EXPECT_EQ(ncclChannels(m), 12);
+  // Fewer channels take the first rings found.
+  EXPECT_EQ(ringOrders(m, firstRanks(8), 2).size(), 2u);
 }
 
 TEST(Rings, A100AnyOrderIsFine) {
