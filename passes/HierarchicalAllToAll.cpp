@@ -10,9 +10,12 @@
 // straight into the node-mates' outputs. Network messages per rank: N-1, of
 // P blocks each.
 //
-// Channels split the work instead of the blocks (a segment must stay one
-// contiguous message): channel c takes the nodes v+s and node-mates l+t with
-// s, t = 1 + c (mod channels).
+// Channels split the work into lanes: lane c takes the nodes v+s and
+// node-mates l+t with s, t = 1 + c (mod lanes). With more channels than
+// lanes (two nodes have a single lane of rail work, which would gather all
+// of GPU l's segment on one channel), channels also split every block into
+// pieces: channel c runs lane c mod L on piece c / L of each block, and a
+// segment goes over the rail as one message per block piece.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,12 +30,13 @@ namespace {
 class HierarchicalAllToAllBuilder : NodeMajorRanks {
 public:
   HierarchicalAllToAllBuilder(OpBuilder &b, Location loc, ProgramOp program,
-                              int64_t P, int64_t C, int64_t channel)
-      : NodeMajorRanks(b.getContext(), program.getRanks(), P), b(b), loc(loc), C(C),
-        ch(channel), staged(program.getScratchCount() > 0) {}
+                              int64_t P, int64_t lanes, int64_t pieces, int64_t channel)
+      : NodeMajorRanks(b.getContext(), program.getRanks(), P), b(b), loc(loc),
+        L(lanes), K(pieces), lane(channel % lanes), piece(channel / lanes),
+        staged(program.getScratchCount() > 0) {}
 
   void build() {
-    if (ch == 0)
+    if (lane == 0)
       CopyOp::create(b, loc, block(BufferKind::Input, rank(), 1),
                      block(BufferKind::Output, rank(), 1));
     // What node-mates need for the other nodes, in the order their rail
@@ -51,10 +55,11 @@ public:
                      block(BufferKind::Output, node() * G + local(), 2));
     });
     // Node v+s's segment: the node-mates' blocks, this GPU's own, then one
-    // message over the rail into its output segment v.
+    // message over the rail into its output segment v (one per block with
+    // pieces).
     forThisChannel(M, [&](AffineExpr s) {
       AffineExpr u = (node() + s) % M;
-      PartAttr source = segment(BufferKind::Input, u, 2);
+      BufferKind source = BufferKind::Input;
       if (staged) {
         buildLoop(b, loc, 1, G, [&] {
           AffineExpr t = dim(2);
@@ -63,43 +68,60 @@ public:
         });
         CopyOp::create(b, loc, block(BufferKind::Input, u * G + local(), 2),
                        block(BufferKind::Scratch, u * G + local(), 2));
-        source = segment(BufferKind::Scratch, u, 2);
+        source = BufferKind::Scratch;
       }
-      SendOp::create(b, loc, source, peer(alongRail(s), 2),
-                     segment(BufferKind::Output, node(), 2));
+      if (K == 1) {
+        SendOp::create(b, loc, segment(source, u, 2), peer(alongRail(s), 2),
+                       segment(BufferKind::Output, node(), 2));
+        return;
+      }
+      buildLoop(b, loc, 0, G, [&] {
+        AffineExpr t = dim(2);
+        SendOp::create(b, loc, block(source, u * G + t, 3), peer(alongRail(s), 3),
+                       block(BufferKind::Output, node() * G + t, 3));
+      });
     });
     forThisChannel(G, [&](AffineExpr t) {
       RecvOp::create(b, loc, peer(onNode(local() - t + G), 2),
                      block(BufferKind::Output, node() * G + (local() - t + G) % G, 2));
     });
     forThisChannel(M, [&](AffineExpr s) {
-      RecvOp::create(b, loc, peer(backAlongRail(s), 2),
-                     segment(BufferKind::Output, (node() - s + M) % M, 2));
+      AffineExpr v = (node() - s + M) % M;
+      if (K == 1) {
+        RecvOp::create(b, loc, peer(backAlongRail(s), 2),
+                       segment(BufferKind::Output, v, 2));
+        return;
+      }
+      buildLoop(b, loc, 0, G, [&] {
+        RecvOp::create(b, loc, peer(backAlongRail(s), 3),
+                       block(BufferKind::Output, v * G + dim(2), 3));
+      });
     });
   }
 
 private:
   AffineExpr dim(unsigned i) { return getAffineDimExpr(i, ctx); }
-  /// Block j of n of a buffer.
+  /// This channel's piece of block j of n of a buffer (pieces nest in
+  /// blocks).
   PartAttr block(BufferKind kind, AffineExpr j, unsigned dims) {
-    return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, j), n);
+    return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, j * K + piece), n * K);
   }
-  /// Node u's P blocks, [u*P, (u+1)*P).
+  /// Node u's P blocks, [u*P, (u+1)*P) (whole blocks: one piece each).
   PartAttr segment(BufferKind kind, AffineExpr u, unsigned dims) {
     return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, u), M);
   }
-  /// `body(x)` (in dimension 1) for x in [1, upper) with x = 1 + ch mod C.
+  /// `body(x)` (in dimension 1) for x in [1, upper) with x = 1 + lane mod L.
   template <typename Fn> void forThisChannel(int64_t upper, Fn body) {
-    int64_t first = 1 + ch;
+    int64_t first = 1 + lane;
     if (first >= upper)
       return;
-    buildLoop(b, loc, 0, (upper - first + C - 1) / C,
-              [&] { body(dim(1) * C + first); });
+    buildLoop(b, loc, 0, (upper - first + L - 1) / L,
+              [&] { body(dim(1) * L + first); });
   }
 
   OpBuilder &b;
   Location loc;
-  int64_t C, ch;
+  int64_t L, K, lane, piece;
   bool staged;
 };
 
@@ -112,8 +134,11 @@ ProgramOp ccopt::buildHierarchicalAllToAll(OpBuilder &b, Location loc, StringRef
   assert(P >= 1 && n % P == 0 && "nodes must hold the same number of ranks");
   assert(shape.count % n == 0 && "the buffer holds a block per rank");
   assert(!shape.inPlace && "blocks land before their owners have sent them");
-  // Every channel gets a node or a node-mate to serve.
-  int64_t C = std::clamp<int64_t>(channels, 1, std::max<int64_t>({N - 1, P - 1, 1}));
+  // Every lane gets a node or a node-mate to serve; further channels split
+  // the blocks (each piece keeps an element).
+  int64_t L = std::clamp<int64_t>(channels, 1, std::max<int64_t>({N - 1, P - 1, 1}));
+  int64_t K = std::clamp<int64_t>(channels / L, 1, shape.count / n);
+  int64_t C = L * K;
   // Staging for the segments sent over the rails (not needed with one GPU
   // per node: a segment is then one input block).
   int64_t scratch = N > 1 && P > 1 ? shape.count : 0;
@@ -123,7 +148,7 @@ ProgramOp ccopt::buildHierarchicalAllToAll(OpBuilder &b, Location loc, StringRef
   OpBuilder::InsertionGuard guard(b);
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch);
-    HierarchicalAllToAllBuilder(b, loc, program, P, C, ch).build();
+    HierarchicalAllToAllBuilder(b, loc, program, P, L, K, ch).build();
   }
   return program;
 }

@@ -223,11 +223,15 @@ FailureOr<MailboxDemand> mlir::sched::mailboxDemand(ProgramOp program,
   auto key = [&](int64_t from, int64_t to, int64_t ch) {
     return (from * n + to) * channels + ch;
   };
-  std::vector<int64_t> representative = channelRepresentatives(program);
-  std::vector<int64_t> walked;
-  for (int64_t ch = 0; ch < channels; ++ch)
-    if (fold ? llvm::is_contained(fold->channels, ch) : representative[ch] == ch)
-      walked.push_back(ch);
+  std::vector<int64_t> representative, walked;
+  if (fold) {
+    walked = fold->channels;
+  } else {
+    representative = channelRepresentatives(program);
+    for (int64_t ch = 0; ch < channels; ++ch)
+      if (representative[ch] == ch)
+        walked.push_back(ch);
+  }
   int64_t period = fold && fold->rankPeriod > 0 ? fold->rankPeriod : n;
   MapCache maps;
   TaskIndex tasks(program);
