@@ -12,10 +12,11 @@
 //
 // Channels split the work into lanes: lane c takes the nodes v+s and
 // node-mates l+t with s, t = 1 + c (mod lanes). With more channels than
-// lanes (two nodes have a single lane of rail work, which would gather all
-// of GPU l's segment on one channel), channels also split every block into
-// pieces: channel c runs lane c mod L on piece c / L of each block, and a
-// segment goes over the rail as one message per block piece.
+// that (two nodes have a single lane of rail work, which would gather all
+// of GPU l's segment on one channel), the blocks relay one by one instead:
+// lane c takes the origins l+t with t = c (mod lanes), a channel per lane
+// and piece of every block; GPU l+t hands its block for GPU l of node u to
+// GPU l, which sends it on over rail l, each block a message of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,10 +36,12 @@ public:
         L(lanes), K(pieces), lane(channel % lanes), piece(channel / lanes),
         staged(program.getScratchCount() > 0) {}
 
-  void build() {
+  void build(bool relay) {
     if (lane == 0)
       CopyOp::create(b, loc, block(BufferKind::Input, rank(), 1),
                      block(BufferKind::Output, rank(), 1));
+    if (relay)
+      return buildRelay();
     // What node-mates need for the other nodes, in the order their rail
     // sends go; then the own node's blocks.
     forThisChannel(M, [&](AffineExpr s) {
@@ -55,11 +58,10 @@ public:
                      block(BufferKind::Output, node() * G + local(), 2));
     });
     // Node v+s's segment: the node-mates' blocks, this GPU's own, then one
-    // message over the rail into its output segment v (one per block with
-    // pieces).
+    // message over the rail into its output segment v.
     forThisChannel(M, [&](AffineExpr s) {
       AffineExpr u = (node() + s) % M;
-      BufferKind source = BufferKind::Input;
+      PartAttr source = segment(BufferKind::Input, u, 2);
       if (staged) {
         buildLoop(b, loc, 1, G, [&] {
           AffineExpr t = dim(2);
@@ -68,45 +70,79 @@ public:
         });
         CopyOp::create(b, loc, block(BufferKind::Input, u * G + local(), 2),
                        block(BufferKind::Scratch, u * G + local(), 2));
-        source = BufferKind::Scratch;
+        source = segment(BufferKind::Scratch, u, 2);
       }
-      if (K == 1) {
-        SendOp::create(b, loc, segment(source, u, 2), peer(alongRail(s), 2),
-                       segment(BufferKind::Output, node(), 2));
-        return;
-      }
-      buildLoop(b, loc, 0, G, [&] {
-        AffineExpr t = dim(2);
-        SendOp::create(b, loc, block(source, u * G + t, 3), peer(alongRail(s), 3),
-                       block(BufferKind::Output, node() * G + t, 3));
-      });
+      SendOp::create(b, loc, source, peer(alongRail(s), 2),
+                     segment(BufferKind::Output, node(), 2));
     });
     forThisChannel(G, [&](AffineExpr t) {
       RecvOp::create(b, loc, peer(onNode(local() - t + G), 2),
                      block(BufferKind::Output, node() * G + (local() - t + G) % G, 2));
     });
     forThisChannel(M, [&](AffineExpr s) {
-      AffineExpr v = (node() - s + M) % M;
-      if (K == 1) {
-        RecvOp::create(b, loc, peer(backAlongRail(s), 2),
-                       segment(BufferKind::Output, v, 2));
-        return;
-      }
-      buildLoop(b, loc, 0, G, [&] {
-        RecvOp::create(b, loc, peer(backAlongRail(s), 3),
-                       block(BufferKind::Output, v * G + dim(2), 3));
-      });
+      RecvOp::create(b, loc, peer(backAlongRail(s), 2),
+                     segment(BufferKind::Output, (node() - s + M) % M, 2));
     });
   }
 
 private:
+  /// Block by block, lane c relaying for the origins l+t, t = c mod L.
+  void buildRelay() {
+    // As an origin: to GPU l+t, its blocks for GPU l+t of the other nodes
+    // (into scratch, to relay) and of this node.
+    forOrigins(/*self=*/false, [&](AffineExpr t) {
+      buildLoop(b, loc, 1, M, [&] {
+        AffineExpr u = (node() + dim(2)) % M;
+        SendOp::create(b, loc, block(BufferKind::Input, u * G + (local() + t) % G, 3),
+                       peer(onNode(local() + t), 3),
+                       block(BufferKind::Scratch, u * G + local(), 3));
+      });
+      SendOp::create(b, loc, block(BufferKind::Input, node() * G + (local() + t) % G, 2),
+                     peer(onNode(local() + t), 2),
+                     block(BufferKind::Output, node() * G + local(), 2));
+    });
+    // As a relay: this GPU's own blocks, then those of GPU l-t, over the
+    // rail to GPU l of node v+s, into its output block of the origin.
+    auto overRail = [&](AffineExpr t, bool own) {
+      buildLoop(b, loc, 1, M, [&] {
+        unsigned dims = own ? 2 : 3;
+        AffineExpr s = dim(dims - 1), u = (node() + s) % M;
+        AffineExpr origin = (local() - t + G) % G;
+        PartAttr source = block(BufferKind::Input, u * G + local(), dims);
+        if (!own) {
+          source = block(BufferKind::Scratch, u * G + origin, dims);
+          RecvOp::create(b, loc, peer(onNode(origin), dims), source);
+        }
+        SendOp::create(b, loc, source, peer(alongRail(s), dims),
+                       block(BufferKind::Output, node() * G + origin, dims));
+      });
+    };
+    if (lane == 0)
+      overRail(getAffineConstantExpr(0, ctx), /*own=*/true);
+    forOrigins(/*self=*/false, [&](AffineExpr t) { overRail(t, /*own=*/false); });
+    // What the origins l-t of this node and the relays of the others send.
+    forOrigins(/*self=*/false, [&](AffineExpr t) {
+      AffineExpr origin = (local() - t + G) % G;
+      RecvOp::create(b, loc, peer(onNode(origin), 2),
+                     block(BufferKind::Output, node() * G + origin, 2));
+    });
+    forOrigins(/*self=*/true, [&](AffineExpr t) {
+      buildLoop(b, loc, 1, M, [&] {
+        AffineExpr s = dim(2);
+        RecvOp::create(b, loc, peer(backAlongRail(s), 3),
+                       block(BufferKind::Output,
+                             ((node() - s + M) % M) * G + (local() - t + G) % G, 3));
+      });
+    });
+  }
+
   AffineExpr dim(unsigned i) { return getAffineDimExpr(i, ctx); }
   /// This channel's piece of block j of n of a buffer (pieces nest in
   /// blocks).
   PartAttr block(BufferKind kind, AffineExpr j, unsigned dims) {
     return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, j * K + piece), n * K);
   }
-  /// Node u's P blocks, [u*P, (u+1)*P) (whole blocks: one piece each).
+  /// Node u's P blocks, [u*P, (u+1)*P) (one piece each).
   PartAttr segment(BufferKind kind, AffineExpr u, unsigned dims) {
     return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, u), M);
   }
@@ -117,6 +153,12 @@ private:
       return;
     buildLoop(b, loc, 0, (upper - first + L - 1) / L,
               [&] { body(dim(1) * L + first); });
+  }
+  /// `body(t)` (in dimension 1) for this lane's origins t = lane mod L in
+  /// [0, G), without t = 0 unless `self`.
+  template <typename Fn> void forOrigins(bool self, Fn body) {
+    buildLoop(b, loc, lane == 0 && !self ? 1 : 0, (G - lane + L - 1) / L,
+              [&] { body(dim(1) * L + lane); });
   }
 
   OpBuilder &b;
@@ -134,10 +176,13 @@ ProgramOp ccopt::buildHierarchicalAllToAll(OpBuilder &b, Location loc, StringRef
   assert(P >= 1 && n % P == 0 && "nodes must hold the same number of ranks");
   assert(shape.count % n == 0 && "the buffer holds a block per rank");
   assert(!shape.inPlace && "blocks land before their owners have sent them");
-  // Every lane gets a node or a node-mate to serve; further channels split
-  // the blocks (each piece keeps an element).
-  int64_t L = std::clamp<int64_t>(channels, 1, std::max<int64_t>({N - 1, P - 1, 1}));
-  int64_t K = std::clamp<int64_t>(channels / L, 1, shape.count / n);
+  // Every lane gets a node or a node-mate to serve; with more channels,
+  // lanes relay for origins and further channels split the blocks (each
+  // piece keeps an element).
+  int64_t lanes = std::max<int64_t>({N - 1, P - 1, 1});
+  bool relay = channels > lanes && N > 1 && P > 1;
+  int64_t L = relay ? P : std::clamp<int64_t>(channels, 1, lanes);
+  int64_t K = relay ? std::clamp<int64_t>(channels / P, 1, shape.count / n) : 1;
   int64_t C = L * K;
   // Staging for the segments sent over the rails (not needed with one GPU
   // per node: a segment is then one input block).
@@ -148,7 +193,7 @@ ProgramOp ccopt::buildHierarchicalAllToAll(OpBuilder &b, Location loc, StringRef
   OpBuilder::InsertionGuard guard(b);
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch);
-    HierarchicalAllToAllBuilder(b, loc, program, P, L, K, ch).build();
+    HierarchicalAllToAllBuilder(b, loc, program, P, L, K, ch).build(relay);
   }
   return program;
 }

@@ -466,10 +466,11 @@ TEST_F(AlgorithmBuildersSimulation, HierarchicalAllToAllAgainstDirect) {
                      .str();
     if (bytes >= MiB)
       EXPECT_LT(best, direct) << bytes;
-    // Two nodes: the rail lane's blocks split over the channels, so the
-    // node-mates' gather does not run on one channel.
+    // With more channels than lanes the blocks relay one by one, every
+    // channel busy: on two nodes too, where the segments' single rail lane
+    // gathered everything on one channel (0.45 of the bound).
     if (bytes >= 16 * MiB)
-      EXPECT_GT(bound / best, 0.7) << nodes << " nodes, " << bytes;
+      EXPECT_GT(bound / best, 0.9) << nodes << " nodes, " << bytes;
   }
   }
 }
