@@ -14,9 +14,10 @@
 // node-mates l+t with s, t = 1 + c (mod lanes). With more channels than
 // that (two nodes have a single lane of rail work, which would gather all
 // of GPU l's segment on one channel), the blocks relay one by one instead:
-// lane c takes the origins l+t with t = c (mod lanes), a channel per lane
-// and piece of every block; GPU l+t hands its block for GPU l of node u to
-// GPU l, which sends it on over rail l, each block a message of its own.
+// lane c serves the origins l-t with t = c (mod lanes), a channel per lane
+// and piece of every block: GPU l-t hands GPU l its block for GPU l of
+// node u, and GPU l sends it on over rail l, each block a message of its
+// own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -142,7 +143,7 @@ private:
   PartAttr block(BufferKind kind, AffineExpr j, unsigned dims) {
     return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, j * K + piece), n * K);
   }
-  /// Node u's P blocks, [u*P, (u+1)*P) (one piece each).
+  /// Node u's P blocks, [u*P, (u+1)*P) (the segment form: whole blocks).
   PartAttr segment(BufferKind kind, AffineExpr u, unsigned dims) {
     return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, u), M);
   }
