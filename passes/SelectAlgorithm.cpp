@@ -175,10 +175,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         continue;
       if (sched::usesMailbox(kind)) {
         if (!demand) {
-          // Sized from one channel of each class and one period of ranks.
-          sched::MailboxFold fold{{}, symmetry->rankPeriod};
-          for (auto [channel, replicas] : symmetry->channelClasses)
-            fold.channels.push_back(channel);
+          sched::MailboxFold fold = symmetry->mailboxFold();
           demand = sched::mailboxDemand(program, nullptr, &fold);
         }
         if (failed(*demand))

@@ -14,6 +14,7 @@
 #define CCOPT_TOPOLOGY_SIMULATOR_H
 
 #include "dialect/Sched/SchedDialect.h"
+#include "dialect/Sched/StepWalker.h"
 #include "topology/Machine.h"
 #include "topology/Protocol.h"
 
@@ -36,6 +37,15 @@ struct Symmetry {
   /// size. Empty otherwise.
   std::vector<int> linkOrbit;
   std::vector<int> orbitSize;
+
+  /// What a mailbox's sizing needs to walk: one channel of each class and
+  /// one period of ranks.
+  mlir::sched::MailboxFold mailboxFold() const {
+    mlir::sched::MailboxFold fold{{}, rankPeriod};
+    for (auto [channel, replicas] : channelClasses)
+      fold.channels.push_back(channel);
+    return fold;
+  }
 };
 
 struct SimOptions {

@@ -417,9 +417,7 @@ TEST_F(SimulatorTest, FoldedMailboxSizesLikeTheFullWalk) {
     Symmetry symmetry = symmetryOf(program, m);
     EXPECT_EQ(symmetry.rankPeriod, period) << program.getSymName().str();
     EXPECT_EQ(symmetry.channelClasses.size(), classes) << program.getSymName().str();
-    sched::MailboxFold fold{{}, symmetry.rankPeriod};
-    for (auto [channel, replicas] : symmetry.channelClasses)
-      fold.channels.push_back(channel);
+    sched::MailboxFold fold = symmetry.mailboxFold();
     auto full = sched::mailboxDemand(program);
     auto folded = sched::mailboxDemand(program, nullptr, &fold);
     ASSERT_TRUE(succeeded(full) && succeeded(folded)) << program.getSymName().str();
