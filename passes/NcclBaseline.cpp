@@ -9,6 +9,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <numeric>
+#include <set>
 
 using namespace mlir;
 using namespace ccopt::topo;
@@ -103,7 +104,6 @@ private:
 /// Simple first: at large sizes it wins and the others need not run.
 constexpr Protocol kProtocols[] = {Protocol::Simple, Protocol::LL128, Protocol::LL};
 
-constexpr int64_t kMaxTreePieces = 512;
 
 int64_t elementBytes(mlir::Type type) {
   return (type.getIntOrFloatBitWidth() + 7) / 8;
@@ -129,6 +129,24 @@ int64_t ccopt::piecesOf(int64_t bytes, Protocol protocol) {
   return std::max<int64_t>(1, (bytes + piece - 1) / piece);
 }
 
+int64_t ccopt::treePiecesOf(const Machine &machine, llvm::ArrayRef<int> ranks,
+                            int64_t bytes, int64_t channels, Protocol protocol) {
+  int64_t piece = pieceBytes(protocol);
+  if (protocol == Protocol::LL128) {
+    std::set<int> nodes;
+    for (int r : ranks)
+      nodes.insert(machine.nodeOf(r));
+    double perNode = double(ranks.size()) / std::max<size_t>(1, nodes.size());
+    double steps = 1 + llvm::Log2_64(std::max<size_t>(1, nodes.size())) + 0.1 * perNode;
+    auto loops = [&](int64_t piece) { return bytes / (channels * piece); };
+    while (loops(piece) < steps * 64 / perNode && piece > 131072)
+      piece /= 2;
+    while (loops(piece) < steps * 16 / perNode && piece > 32768)
+      piece /= 2;
+  }
+  return std::max<int64_t>(1, (bytes / channels + piece - 1) / piece);
+}
+
 llvm::Expected<ccopt::BaselineResult>
 ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
                              llvm::ArrayRef<int> ranks, const Machine &machine) {
@@ -152,14 +170,12 @@ ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
                                piecesOf(perPart, protocol), channels, orders),
             protocol, AlgorithmFamily::Ring))
       return std::move(error);
-    // The tree moves the whole buffer through every level, in pieces: at
-    // most kMaxTreePieces (beyond, the pipeline's fill is a few percent of
-    // the time, and simulating every piece of a GiB on two PCIe channels
-    // took over a minute).
+    // The tree moves the whole buffer through every level, in pieces.
     if (auto error = fastest.consider(
             buildTreeAllReduce(b, b.getUnknownLoc(), "nccl_tree", ring, trees,
                                std::min(kMaxTreePieces,
-                                        piecesOf(bytes / channels, protocol)),
+                                        treePiecesOf(machine, ranks, bytes,
+                                                     channels, protocol)),
                                channels),
             protocol, AlgorithmFamily::Tree))
       return std::move(error);

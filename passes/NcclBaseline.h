@@ -48,6 +48,18 @@ ncclBaseline(mlir::MLIRContext *context, mlir::ccl::CollectiveKind kind,
 /// under `protocol`: its step size per protocol.
 int64_t piecesOf(int64_t bytes, topo::Protocol protocol);
 
+/// The most pieces a tree is simulated in: beyond, the pipeline's fill is
+/// a few percent of the time, and simulating every piece of a GiB on two
+/// PCIe channels took over a minute.
+constexpr int64_t kMaxTreePieces = 512;
+
+/// Pieces NCCL cuts each channel's share of a tree all-reduce of `bytes`
+/// over `ranks` on `channels` channels into under `protocol`: its step
+/// size, which under LL128 it halves until the tree's depth has pieces
+/// enough to pipeline (src/enqueue.cc, nstepsLL128).
+int64_t treePiecesOf(const topo::Machine &machine, llvm::ArrayRef<int> ranks,
+                     int64_t bytes, int64_t channels, topo::Protocol protocol);
+
 /// Whether every hop of NCCL's rings among `ranks` inside a node is NVLink:
 /// where NCCL turns LL128 on by default (src/graph/tuning.cc, typeIntra <=
 /// PATH_NVB: "other cases are not tested and may cause silent data

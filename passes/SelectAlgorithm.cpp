@@ -11,7 +11,9 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <array>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace ccopt {
@@ -35,6 +37,8 @@ constexpr int64_t kDirectScratchBytes = int64_t(256) << 20;
 /// Beyond this many ranks the direct algorithms' n-1 sends in a row lose to
 /// anything with fewer hops, and verifying them costs n^2 steps.
 constexpr int64_t kDirectMaxRanks = 64;
+/// The smallest piece a tree's search cuts.
+constexpr int64_t kMinTreePieceBytes = 32 << 10;
 
 /// A mailbox region (one sender's slots, on one channel) holds no more than
 /// NCCL's buffer for one connection under that protocol (src/init.cc
@@ -146,11 +150,24 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     b.setInsertionPointToStart(scratch->getBody());
     sched::ProgramOp program = buildCollective(b, b.getUnknownLoc(), "candidate",
                                                c, &machine, algorithm, chunks, channels);
+    // What no chunking of this candidate beats under each protocol: the
+    // collective's bound, and the busiest task's steps one after the other.
+    topo::TaskLoads loads = topo::taskLoads(program);
+    std::array<double, std::size(kProtocols)> floor;
+    for (auto [i, kind] : llvm::enumerate(kProtocols))
+      floor[i] = std::max(bound.under(topo::protocolOf(kind), hops),
+                          loads.lowerBoundUs(program, machine, topo::protocolOf(kind)));
+    // The most promising protocol first: the others then stop as soon as
+    // they fall behind it.
+    std::array<size_t, std::size(kProtocols)> order;
+    std::iota(order.begin(), order.end(), 0);
+    llvm::stable_sort(order, [&](size_t a, size_t b) { return floor[a] < floor[b]; });
     double best = 1e300;
     std::optional<topo::Symmetry> symmetry;                // once per program
     std::optional<FailureOr<sched::MailboxDemand>> demand; // once, for LL and LL128
-    for (auto kind : kProtocols) {
-      if (bound.under(topo::protocolOf(kind), hops) >= std::min(beat, best))
+    for (size_t i : order) {
+      sched::ProtocolKind kind = kProtocols[i];
+      if (floor[i] >= std::min(beat, best))
         continue;
       if (kind == sched::ProtocolKind::LL128 && !ll128 &&
           !((algorithm == "ring" || algorithm == "chain") && ringsOnNvlink(c)))
@@ -208,6 +225,23 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     if (perNode && algorithm.starts_with("hierarchical")) // rings over the nodes
       return 4 * *perNode + 2 * n / *perNode;
     return 5 * n; // ring 2n, one-shot 3n, two-shot 5n, direct 3n
+  }
+
+  /// Where a candidate's chunk search starts: one chunk, but for a tree
+  /// NCCL's pieces under LL128 (a deep tree pipelines many; starting there
+  /// skips the slow few-chunk candidates of large worlds), as many as the
+  /// step budget allows.
+  int64_t firstChunks(const Collective &c, StringRef algorithm, int64_t channels,
+                      std::optional<int64_t> perNode) {
+    if (algorithm != "tree")
+      return 1;
+    int64_t chunks = llvm::bit_floor(uint64_t(std::min(
+        treePiecesOf(machine, c.ranks, c.bytes, channels, topo::Protocol::LL128),
+        std::max<int64_t>(1, c.bytes / (channels * kMinTreePieceBytes)))));
+    while (chunks > 1 &&
+           c.shape.ranks * channels * chunks * stepsPerRank(c, algorithm, perNode) > kStepBudget)
+      chunks /= 2;
+    return chunks;
   }
 
   /// Scratch a candidate takes per rank, in bytes.
@@ -280,18 +314,21 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
                        c.kind == ccl::CollectiveKind::SendRecv;
       int64_t maxChunks = pipelined ? 4096 : 1;
       std::optional<Choice> bestHere;
+      std::set<std::pair<int64_t, int64_t>> tried; // channels, chunks
       for (int64_t channels = 1; channels <= maxChannels; channels *= 2) {
         std::optional<Choice> bestChunks;
-        for (int64_t chunks = 1; chunks <= maxChunks; chunks *= 2) {
+        // One candidate; whether it beat the chunk counts tried before.
+        auto improves = [&](int64_t chunks) {
           // Simulation time grows with the steps; beyond a budget only the
           // smallest candidate runs (large worlds keep compile time sane).
           int64_t steps = n * channels * chunks * stepsPerRank(c, algorithm, perNode);
           if (steps > kStepBudget && (bestChunks || bestHere))
-            break;
-          // The chunks double while that gets faster, so a pipeline's first
-          // candidate runs to the end, even when slower than the best so far
-          // (more chunks may win), the next ones only while they beat it;
-          // other candidates only while they beat the best so far.
+            return false;
+          // A pipeline's first candidate runs to the end, even when slower
+          // than the best so far (other chunk counts may win), the next
+          // ones only while they beat it; other candidates only while they
+          // beat the best so far.
+          tried.insert({channels, chunks});
           double giveUpAfter = bestChunks ? bestChunks->timeUs
                                : pipelined ? 1e300
                                            : fastest;
@@ -299,29 +336,49 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           double us = timeOf(c, bound, fastest, giveUpAfter, algorithm,
                              channels, chunks, steps, protocol);
           if (us >= 1e300 || (bestChunks && us >= bestChunks->timeUs))
-            break;
+            return false;
           fastest = std::min(fastest, us);
           bestChunks = Choice{algorithm.str(), channels, chunks, us, protocol};
-        }
+          return true;
+        };
+        // The chunks double from the first count while that gets faster,
+        // then halve from it while that does.
+        int64_t first = firstChunks(c, algorithm, channels, perNode);
+        int64_t chunks = first;
+        // A tree's pieces stream up and down without waiting on each other,
+        // so the model would cut them ever finer; NCCL never cuts them below
+        // 32 KiB (src/enqueue.cc, its LL128 halving's floor), where each
+        // piece's flag and fence would cost more than it moves.
+        int64_t most = algorithm == "tree"
+                           ? std::clamp<int64_t>(c.bytes / (channels * kMinTreePieceBytes), 1, maxChunks)
+                           : maxChunks;
+        while (chunks <= most && improves(chunks))
+          chunks *= 2;
+        if (chunks == 2 * first && bestChunks)
+          for (chunks = first / 2; chunks >= 1 && improves(chunks); chunks /= 2) {
+          }
         // Every channel count is tried: rings per channel can differ (NIC
         // rails, NVLink-disjoint rings), so time is not unimodal in them.
         if (bestChunks && (!bestHere || bestChunks->timeUs < bestHere->timeUs))
           bestHere = bestChunks;
       }
       // NCCL's own channels and pieces (each protocol's step size) for its
-      // rings and chains, where the step budget cut the search short of
-      // them (up to 16 budgets: as much as simulating NCCL's choice for the
-      // report costs).
+      // rings, chains and trees, where the search did not try them (the
+      // step budget cut it short, or they are no power of two; up to 16
+      // budgets: as much as simulating NCCL's choice for the report costs).
       int64_t channels = ncclChannels(machine);
       int64_t part = algorithm == "chain" ? c.bytes / channels : c.bytes / (n * channels);
       std::set<int64_t> ncclPieces;
-      if (algorithm == "ring" || algorithm == "chain")
-        for (auto kind : kProtocols)
+      for (auto kind : kProtocols) {
+        if (algorithm == "ring" || algorithm == "chain")
           ncclPieces.insert(piecesOf(part, topo::protocolOf(kind)));
+        if (algorithm == "tree")
+          ncclPieces.insert(std::min(kMaxTreePieces, treePiecesOf(machine, c.ranks, c.bytes,
+                                                                  channels, topo::protocolOf(kind))));
+      }
       for (int64_t chunks : ncclPieces) {
         int64_t steps = n * channels * chunks * stepsPerRank(c, algorithm, perNode);
-        if (steps <= 16 * kStepBudget &&
-            (!bestHere || bestHere->channels != channels || bestHere->chunks != chunks)) {
+        if (steps <= 16 * kStepBudget && !tried.count({channels, chunks})) {
           std::string protocol;
           double us = timeOf(c, bound, fastest, fastest, algorithm, channels,
                              chunks, steps, protocol);

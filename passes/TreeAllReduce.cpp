@@ -120,9 +120,17 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
       task.getBody().emplaceBlock();
       OpBuilder::InsertionGuard taskGuard(b);
       b.setInsertionPointToStart(&task.getBody().front());
-      auto loop = LoopOp::create(b, loc, 0, numChunks);
-      loop.getBody().emplaceBlock();
-      b.setInsertionPointToStart(&loop.getBody().front());
+      // A loop over the chunks for each phase, as NCCL's split thread
+      // groups (runTreeSplit) pipeline the reduction and the broadcast
+      // apart: a rank takes the next piece up before the last one came
+      // down. The root turns each piece around as it has it.
+      auto newLoop = [&] {
+        b.setInsertionPointToEnd(&task.getBody().front());
+        auto loop = LoopOp::create(b, loc, 0, numChunks);
+        loop.getBody().emplaceBlock();
+        b.setInsertionPointToStart(&loop.getBody().front());
+      };
+      newLoop();
       const std::vector<int64_t> &kids = treeChildren[r];
       bool root = parent[r] < 0;
       int64_t mySlot = root ? 0
@@ -139,8 +147,10 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
       }
       if (root && kids.empty() && !shape.inPlace)
         CopyOp::create(b, loc, part(BufferKind::Input), part(BufferKind::Output));
-      if (!root)
+      if (!root) {
         SendOp::create(b, loc, partial, rank(parent[r]), slot(mySlot));
+        newLoop();
+      }
       if (wire && n > 1) {
         if (root) {
           CopyOp::create(b, loc, part(BufferKind::Output), slot(0));

@@ -13,6 +13,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <array>
+#include <functional>
 #include <map>
 #include <queue>
 #include <unordered_map>
@@ -28,6 +29,9 @@ void foldImages(ProgramOp program, const Machine &machine,
                 const ChannelShapes &shapes, Symmetry &symmetry);
 int64_t periodOf(ProgramOp program, const Machine &machine,
                  ArrayRef<std::pair<int64_t, int64_t>> classes);
+
+double channelCap(const Machine &machine, Protocol protocol, int64_t channels);
+AlgorithmFamily familyOf(ProgramOp program);
 
 /// GB/s as bytes per microsecond.
 constexpr double kBytesPerUsPerGBps = 1e3;
@@ -105,10 +109,7 @@ public:
           program.getCount(kind),
           elementBytes(kind == BufferKind::Scratch ? program.getWireType()
                                                    : program.getElementType())};
-    StringRef algorithm = program.getAlgorithm();
-    family = options.family.value_or(algorithm == "tree"   ? AlgorithmFamily::Tree
-                                     : algorithm == "nvls" ? AlgorithmFamily::Nvls
-                                                           : AlgorithmFamily::Ring);
+    family = options.family.value_or(familyOf(program));
     if (!options.trace && (options.foldSymmetricChannels || options.foldSymmetricRanks)) {
       if (!options.symmetry)
         ownSymmetry = symmetryOf(program, machine);
@@ -252,12 +253,25 @@ void Simulation::startSwitchFlow(Thread &t, int link, int64_t bytes,
           kind);
 }
 
-void Simulation::addFlow(Thread &t, const std::vector<int> &route,
-                         double latency, int64_t to, int64_t bytes,
-                         StringRef step, Flow::Kind kind) {
+/// GB/s one channel's send reaches at most under `protocol`.
+double channelCap(const Machine &machine, Protocol protocol, int64_t channels) {
   double cap = machine.channelBandwidth * bandwidthEfficiency(protocol);
   if (protocol == Protocol::LL)
     cap = std::min(cap, llMaxBandwidth(machine.arch, machine.nodes) / channels);
+  return cap;
+}
+
+AlgorithmFamily familyOf(ProgramOp program) {
+  StringRef algorithm = program.getAlgorithm();
+  return algorithm == "tree"   ? AlgorithmFamily::Tree
+         : algorithm == "nvls" ? AlgorithmFamily::Nvls
+                               : AlgorithmFamily::Ring;
+}
+
+void Simulation::addFlow(Thread &t, const std::vector<int> &route,
+                         double latency, int64_t to, int64_t bytes,
+                         StringRef step, Flow::Kind kind) {
+  double cap = channelCap(machine, protocol, channels);
   int id;
   if (freeFlows.empty()) {
     id = flows.size();
@@ -739,6 +753,42 @@ Symmetry ccopt::topo::symmetryOf(ProgramOp program, const Machine &machine) {
   if (symmetry.rankPeriod == program.getRanks() && symmetry.channelClasses.size() > 1)
     foldImages(program, machine, shapes, symmetry);
   return symmetry;
+}
+
+TaskLoads ccopt::topo::taskLoads(ProgramOp program) {
+  auto partBytes = [&](PartAttr part) {
+    BufferKind kind = part.getBuffer();
+    Type type = kind == BufferKind::Scratch ? program.getWireType() : program.getElementType();
+    return program.getCount(kind) / part.getParts() * elementBytes(type);
+  };
+  TaskLoads loads;
+  std::function<void(Block &, int64_t, std::pair<int64_t, int64_t> &)> add =
+      [&](Block &block, int64_t times, std::pair<int64_t, int64_t> &load) {
+        for (Operation &op : block)
+          TypeSwitch<Operation *>(&op)
+              .Case([&](LoopOp loop) {
+                add(loop.getBody().front(),
+                    times * std::max<int64_t>(0, loop.getUpper() - loop.getLower()), load);
+              })
+              .Case([&](SendOp s) { load.first += times * partBytes(s.getDst()); })
+              .Case([&](RecvReduceSendOp s) { load.first += times * partBytes(s.getDst()); })
+              .Case([&](RecvCopySendOp s) { load.first += times * partBytes(s.getDst()); })
+              .Case([&](CopyOp c) { load.second += times * partBytes(c.getDst()); })
+              .Case([&](ReduceOp r) { load.second += times * partBytes(r.getDst()); });
+      };
+  for (TaskOp task : program.getBody().front().getOps<TaskOp>())
+    add(task.getBody().front(), 1, loads.sentAndLocal.emplace_back(0, 0));
+  return loads;
+}
+
+double TaskLoads::lowerBoundUs(ProgramOp program, const Machine &machine,
+                               Protocol protocol) const {
+  double send = channelCap(machine, protocol, program.getChannels()) * kBytesPerUsPerGBps;
+  double local = machine.channelBandwidth * kBytesPerUsPerGBps;
+  double busiest = 0;
+  for (auto [sent, copied] : sentAndLocal)
+    busiest = std::max(busiest, sent / send + copied / local);
+  return baseLatencyUs(familyOf(program), protocol) + busiest;
 }
 
 Protocol ccopt::topo::protocolOf(ProtocolKind kind) {

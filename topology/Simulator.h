@@ -106,6 +106,20 @@ int64_t rankPeriod(mlir::sched::ProgramOp program, const Machine &machine);
 
 Symmetry symmetryOf(mlir::sched::ProgramOp program, const Machine &machine);
 
+/// What each task of `program` moves one step after the other: bytes it
+/// sends and bytes it copies or reduces locally (parts at their smallest
+/// size). Whatever the chunking, the same.
+struct TaskLoads {
+  std::vector<std::pair<int64_t, int64_t>> sentAndLocal;
+
+  /// No simulation of the program under `protocol` ends sooner: every task
+  /// runs its steps in order, a send no faster than one channel copies
+  /// under the protocol, a local step at the channel's bandwidth.
+  double lowerBoundUs(mlir::sched::ProgramOp program, const Machine &machine,
+                      Protocol protocol) const;
+};
+TaskLoads taskLoads(mlir::sched::ProgramOp program);
+
 /// The cost model's protocol for a schedule's.
 Protocol protocolOf(mlir::sched::ProtocolKind kind);
 

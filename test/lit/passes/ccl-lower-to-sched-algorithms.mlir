@@ -8,6 +8,7 @@
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=halving_doubling channels=1" --sched-verify | FileCheck %s --check-prefix=HD
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical topo=a100x8 nodes=2" --sched-verify | FileCheck %s --check-prefix=HIER
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical_rd topo=a100x8 nodes=2" --sched-verify | FileCheck %s --check-prefix=HIER-RD
+// RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=tree topo=a100x8 nodes=2 channels=1 chunks=4" --sched-verify | FileCheck %s --check-prefix=TREE
 
 // One-shot: own slot, n-1 writes into the peers' slot r, n-1 receives, the
 // slots added in rank order (avg divides in the last addition).
@@ -41,6 +42,29 @@
 // HIER: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical"
 // HIER: sched.recv_reduce_send {{.*}} store <output
 // HIER-RD: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical_rd"
+
+// Tree (a chain in each node, the two node leaders below rank 0): the root
+// turns each piece around as it has it; every other rank sends all its
+// pieces up before it takes the first one down (NCCL's split up and down
+// thread groups), so the pieces stream both ways at once.
+// TREE: sched.program @p_all_reduce_0 attributes {algorithm = "tree", channels = 1 : i64, chunks = 4 : i64
+// TREE: sched.task channel 0 rank 0 {
+// TREE-NEXT: sched.loop 0 to 4 {
+// TREE: sched.reduce {{.*}} finalize
+// TREE-NEXT: sched.send <output
+// TREE-NEXT: sched.send <output
+// TREE-NEXT: }
+// TREE-NEXT: }
+// TREE: sched.task channel 0 rank 1 {
+// TREE-NEXT: sched.loop 0 to 4 {
+// TREE-NEXT: sched.recv from
+// TREE-NEXT: sched.reduce
+// TREE-NEXT: sched.send <output, {{.*}} at <scratch
+// TREE-NEXT: }
+// TREE-NEXT: sched.loop 0 to 4 {
+// TREE-NEXT: sched.recv from {{.*}} into <output
+// TREE-NEXT: sched.send <output
+// TREE-NEXT: }
 ccl.program @p world(16) {
   %g = ccl.buffer "g" : !ccl.buffer<1024xf32>
   %o = ccl.buffer "o" : !ccl.buffer<1024xf32>

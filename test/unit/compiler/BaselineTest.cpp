@@ -130,6 +130,20 @@ TEST_F(Baseline, ProtocolFollowsTheSize) {
   }
 }
 
+TEST(BaselinePieces, TreesHalveLL128PiecesToPipelineDeepTrees) {
+  // NCCL's tree pieces are its step size, under LL128 halved (down to
+  // 128 KiB, then 32 KiB) while the tree's depth lacks pieces to pipeline:
+  // 1024 ranks (128 nodes), 4 MiB on 16 channels: 32 KiB pieces, 8 per
+  // channel; one node keeps the 256 KiB step. Simple and LL keep theirs.
+  topo::Machine big = preset("a100x8", 128), one = preset("a100x8");
+  EXPECT_EQ(treePiecesOf(big, firstRanks(1024), 4 * MiB, 16, Protocol::LL128), 8);
+  EXPECT_EQ(treePiecesOf(big, firstRanks(1024), 4 * MiB, 16, Protocol::Simple), 1);
+  EXPECT_EQ(treePiecesOf(big, firstRanks(1024), 4 * MiB, 16, Protocol::LL), 16);
+  EXPECT_EQ(treePiecesOf(one, firstRanks(8), 64 * MiB, 16, Protocol::LL128), 16);
+  // A large buffer has loops enough at the full step.
+  EXPECT_EQ(treePiecesOf(big, firstRanks(1024), GiB, 16, Protocol::LL128), 256);
+}
+
 TEST_F(Baseline, SkippingHopelessProtocolsChangesNothing) {
   // The baseline does not simulate a protocol whose bound cannot beat the
   // best time so far; simulating all three must pick the same time.

@@ -343,6 +343,37 @@ TEST_F(SimulatorTest, RankPeriodOfGroupsTreesAndOneNode) {
   EXPECT_NEAR(run(tree, four).timeUs, run(tree, four, unfolded).timeUs, 1e-9);
 }
 
+// A tree's pieces stream up and down at once (NCCL's split thread groups):
+// a rank sends its next piece up before the last one came down, so more
+// pieces shorten the pipeline's fill. (When each piece went up and came down
+// before the next left, 8 pieces were no faster than 1.) No simulation ends
+// before its busiest task has done its steps one after the other.
+TEST_F(SimulatorTest, TreePiecesPipelineBothWays) {
+  topo::Machine m = preset("a100x8", 16);
+  int n = m.ranks();
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  auto tree = [&](int64_t chunks) {
+    return buildTreeAllReduce(b, b.getUnknownLoc(), "tree" + std::to_string(counter++),
+                              shapeOf(n, 16 * MiB), ncclTrees(n, 8), chunks, 16);
+  };
+  auto one = tree(1), eight = tree(8);
+  double oneUs = run(one, m).timeUs, eightUs = run(eight, m).timeUs;
+  EXPECT_LT(eightUs, 0.5 * oneUs);
+  // A rank with two children receives and adds two pieces, sends one up and
+  // two down, per piece: 3 x 1 MiB sent, 2 x 1 MiB reduced on its channel.
+  for (auto program : {one, eight}) {
+    TaskLoads loads = taskLoads(program);
+    EXPECT_EQ(loads.sentAndLocal.size(), size_t(n * 16));
+    EXPECT_TRUE(llvm::is_contained(loads.sentAndLocal, std::make_pair(3 * MiB, 2 * MiB)));
+    for (Protocol protocol : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+      double bound = loads.lowerBoundUs(program, m, protocol);
+      EXPECT_GT(bound, 3.0 * MiB / (m.channelBandwidth * 1e3));
+      EXPECT_LE(bound, run(program, m, {protocol}).timeUs) << toString(protocol).str();
+    }
+  }
+}
+
 // NCCL's trees leave the nodes through a different rail per channel pair:
 // rail m's trees are rail 0's with every node's GPUs renumbered l xor m, a
 // symmetry of the PCIe trees (and of the cube mesh for some m). Only rail 0's
