@@ -136,10 +136,12 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   /// below `beat` (the best time so far); the fastest time and its
   /// protocol. +inf when it cannot run or cannot win, or when it would take
   /// longer than `giveUpAfter` (the simulations stop there). `steps`: what
-  /// all its ranks take (stepsPerRank).
+  /// all its ranks take (stepsPerRank); `protocols`: those to try (bits of
+  /// kProtocols).
   double timeOf(const Collective &c, const Bound &bound, double beat,
                 double giveUpAfter, StringRef algorithm, int64_t channels,
-                int64_t chunks, int64_t steps, std::string &protocol) {
+                int64_t chunks, int64_t steps, std::string &protocol,
+                unsigned protocols = ~0u) {
     int64_t hops = stepsInARow(c, algorithm);
     if (llvm::all_of(kProtocols, [&](sched::ProtocolKind kind) {
           return bound.under(topo::protocolOf(kind), hops) >= beat;
@@ -167,7 +169,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     std::optional<FailureOr<sched::MailboxDemand>> demand; // once, for LL and LL128
     for (size_t i : order) {
       sched::ProtocolKind kind = kProtocols[i];
-      if (floor[i] >= std::min(beat, best))
+      if (floor[i] >= std::min(beat, best) || !(protocols >> i & 1))
         continue;
       if (kind == sched::ProtocolKind::LL128 && !ll128 &&
           !((algorithm == "ring" || algorithm == "chain") && ringsOnNvlink(c)))
@@ -228,9 +230,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   }
 
   /// Where a candidate's chunk search starts: one chunk, but for a tree
-  /// NCCL's pieces under LL128 (a deep tree pipelines many; starting there
-  /// skips the slow few-chunk candidates of large worlds), as many as the
-  /// step budget allows.
+  /// NCCL's pieces under LL128 (no fewer pieces stream faster through a
+  /// tree's levels; starting there skips the slow few-chunk candidates of
+  /// large worlds), as many as the step budget allows.
   int64_t firstChunks(const Collective &c, StringRef algorithm, int64_t channels,
                       std::optional<int64_t> perNode) {
     if (algorithm != "tree")
@@ -341,10 +343,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           bestChunks = Choice{algorithm.str(), channels, chunks, us, protocol};
           return true;
         };
-        // The chunks double from the first count while that gets faster,
-        // then halve from it while that does.
-        int64_t first = firstChunks(c, algorithm, channels, perNode);
-        int64_t chunks = first;
+        // The chunks double from the first count while that gets faster.
+        int64_t chunks = firstChunks(c, algorithm, channels, perNode);
         // A tree's pieces stream up and down without waiting on each other,
         // so the model would cut them ever finer; NCCL never cuts them below
         // 32 KiB (src/enqueue.cc, its LL128 halving's floor), where each
@@ -354,9 +354,6 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
                            : maxChunks;
         while (chunks <= most && improves(chunks))
           chunks *= 2;
-        if (chunks == 2 * first && bestChunks)
-          for (chunks = first / 2; chunks >= 1 && improves(chunks); chunks /= 2) {
-          }
         // Every channel count is tried: rings per channel can differ (NIC
         // rails, NVLink-disjoint rings), so time is not unimodal in them.
         if (bestChunks && (!bestHere || bestChunks->timeUs < bestHere->timeUs))
@@ -368,20 +365,22 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       // budgets: as much as simulating NCCL's choice for the report costs).
       int64_t channels = ncclChannels(machine);
       int64_t part = algorithm == "chain" ? c.bytes / channels : c.bytes / (n * channels);
-      std::set<int64_t> ncclPieces;
-      for (auto kind : kProtocols) {
+      // A tree's pieces run under their own protocol only (others would
+      // stream finer pieces than NCCL ever cuts).
+      std::map<int64_t, unsigned> ncclPieces; // pieces -> protocols (bits of kProtocols)
+      for (auto [i, kind] : llvm::enumerate(kProtocols)) {
         if (algorithm == "ring" || algorithm == "chain")
-          ncclPieces.insert(piecesOf(part, topo::protocolOf(kind)));
+          ncclPieces[piecesOf(part, topo::protocolOf(kind))] = ~0u;
         if (algorithm == "tree")
-          ncclPieces.insert(std::min(kMaxTreePieces, treePiecesOf(machine, c.ranks, c.bytes,
-                                                                  channels, topo::protocolOf(kind))));
+          ncclPieces[std::min(kMaxTreePieces, treePiecesOf(machine, c.ranks, c.bytes, channels,
+                                                           topo::protocolOf(kind)))] |= 1u << i;
       }
-      for (int64_t chunks : ncclPieces) {
+      for (auto [chunks, protocols] : ncclPieces) {
         int64_t steps = n * channels * chunks * stepsPerRank(c, algorithm, perNode);
         if (steps <= 16 * kStepBudget && !tried.count({channels, chunks})) {
           std::string protocol;
           double us = timeOf(c, bound, fastest, fastest, algorithm, channels,
-                             chunks, steps, protocol);
+                             chunks, steps, protocol, protocols);
           if (us < 1e300 && (!bestHere || us < bestHere->timeUs)) {
             fastest = std::min(fastest, us);
             bestHere = Choice{algorithm.str(), channels, chunks, us, protocol};
