@@ -37,6 +37,13 @@ constexpr int64_t kDirectScratchBytes = int64_t(256) << 20;
 /// Beyond this many ranks the direct algorithms' n-1 sends in a row lose to
 /// anything with fewer hops, and verifying them costs n^2 steps.
 constexpr int64_t kDirectMaxRanks = 64;
+/// Tasks a chosen schedule may have: the kernel has a body per task, and
+/// algorithms with a task per rank and channel (trees, binomial trees,
+/// relays) grow with the world; a 1024-rank tree on 16 channels was 870k
+/// lines of CUDA, which NVRTC cannot compile in useful time (its 8-rank
+/// 16-channel all-reduce, 70 KB, takes 13 s). 128 ranks on 32 channels
+/// pass.
+constexpr int64_t kMaxTasks = 4096;
 /// The smallest piece a tree's search cuts.
 constexpr int64_t kMinTreePieceBytes = 32 << 10;
 
@@ -152,6 +159,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     b.setInsertionPointToStart(scratch->getBody());
     sched::ProgramOp program = buildCollective(b, b.getUnknownLoc(), "candidate",
                                                c, &machine, algorithm, chunks, channels);
+    if (llvm::range_size(program.getBody().front().getOps<sched::TaskOp>()) > kMaxTasks)
+      return 1e300;
     // What no chunking of this candidate beats under each protocol: the
     // collective's bound, and the busiest task's steps one after the other.
     topo::TaskLoads loads = topo::taskLoads(program);
