@@ -151,7 +151,7 @@ bool StepWalker::enterNextTask() {
   TaskOp task = tasks[nextTask++];
   dimValues[0] = task.logicalRank(rank);
   Block *body = &task.getBody().front();
-  frames.push_back({body, body->begin(), LoopOp()});
+  frames.push_back({body, body->begin(), false, 0});
   return true;
 }
 
@@ -162,7 +162,7 @@ Operation *StepWalker::next() {
     Frame &frame = frames.back();
     if (frame.it == frame.block->end()) {
       // End of a body: run the loop again or leave it.
-      if (frame.loop && ++dimValues.back() < static_cast<int64_t>(frame.loop.getUpper())) {
+      if (frame.loop && ++dimValues.back() < frame.upper) {
         frame.it = frame.block->begin();
         continue;
       }
@@ -173,10 +173,11 @@ Operation *StepWalker::next() {
     }
     Operation *op = &*frame.it++;
     if (auto loop = dyn_cast<LoopOp>(op)) {
-      if (loop.getUpper() > loop.getLower()) {
+      int64_t lower = loop.getLower(), upper = loop.getUpper();
+      if (upper > lower) {
         Block *body = &loop.getBody().front();
-        frames.push_back({body, body->begin(), loop});
-        dimValues.push_back(loop.getLower());
+        frames.push_back({body, body->begin(), true, upper});
+        dimValues.push_back(lower);
       }
       continue;
     }

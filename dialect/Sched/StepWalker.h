@@ -84,7 +84,8 @@ private:
   struct Frame {
     Block *block;
     Block::iterator it;
-    LoopOp loop; // null for a task body
+    bool loop;     // false for a task body
+    int64_t upper; // the loop's bound (read once: attributes are slow)
   };
   bool enterNextTask();
 
