@@ -328,17 +328,24 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       std::set<std::pair<int64_t, int64_t>> tried; // channels, chunks
       for (int64_t channels = 1; channels <= maxChannels; channels *= 2) {
         std::optional<Choice> bestChunks;
-        // One candidate; whether it beat the chunk counts tried before.
-        auto improves = [&](int64_t chunks) {
+        // A tree's pieces stream up and down without waiting on each other,
+        // so the model would cut them ever finer; NCCL never cuts them below
+        // 32 KiB (src/enqueue.cc, its LL128 halving's floor), where each
+        // piece's flag and fence would cost more than it moves.
+        int64_t most = algorithm == "tree"
+                           ? std::clamp<int64_t>(c.bytes / (channels * kMinTreePieceBytes), 1, maxChunks)
+                           : maxChunks;
+        for (int64_t chunks = firstChunks(c, algorithm, channels, perNode); chunks <= most;
+             chunks *= 2) {
           // Simulation time grows with the steps; beyond a budget only the
           // smallest candidate runs (large worlds keep compile time sane).
           int64_t steps = n * channels * chunks * stepsPerRank(c, algorithm, perNode);
           if (steps > kStepBudget && (bestChunks || bestHere))
-            return false;
-          // A pipeline's first candidate runs to the end, even when slower
-          // than the best so far (other chunk counts may win), the next
-          // ones only while they beat it; other candidates only while they
-          // beat the best so far.
+            break;
+          // The chunks double while that gets faster, so a pipeline's first
+          // candidate runs to the end, even when slower than the best so far
+          // (more chunks may win), the next ones only while they beat it;
+          // other candidates only while they beat the best so far.
           tried.insert({channels, chunks});
           double giveUpAfter = bestChunks ? bestChunks->timeUs
                                : pipelined ? 1e300
@@ -347,22 +354,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           double us = timeOf(c, bound, fastest, giveUpAfter, algorithm,
                              channels, chunks, steps, protocol);
           if (us >= 1e300 || (bestChunks && us >= bestChunks->timeUs))
-            return false;
+            break;
           fastest = std::min(fastest, us);
           bestChunks = Choice{algorithm.str(), channels, chunks, us, protocol};
-          return true;
-        };
-        // The chunks double from the first count while that gets faster.
-        int64_t chunks = firstChunks(c, algorithm, channels, perNode);
-        // A tree's pieces stream up and down without waiting on each other,
-        // so the model would cut them ever finer; NCCL never cuts them below
-        // 32 KiB (src/enqueue.cc, its LL128 halving's floor), where each
-        // piece's flag and fence would cost more than it moves.
-        int64_t most = algorithm == "tree"
-                           ? std::clamp<int64_t>(c.bytes / (channels * kMinTreePieceBytes), 1, maxChunks)
-                           : maxChunks;
-        while (chunks <= most && improves(chunks))
-          chunks *= 2;
+        }
         // Every channel count is tried: rings per channel can differ (NIC
         // rails, NVLink-disjoint rings), so time is not unimodal in them.
         if (bestChunks && (!bestHere || bestChunks->timeUs < bestHere->timeUs))
