@@ -304,11 +304,14 @@ mlir::sched::ProgramOp buildRelayAllToAll(mlir::OpBuilder &b, mlir::Location loc
 /// a multiple of the ranks; out of place. Scratch: `count` elements (none
 /// with one node or one GPU per node). Channel c serves the other nodes and
 /// node-mates at offsets 1 + c (mod channels); algorithm "hierarchical".
-mlir::sched::ProgramOp buildHierarchicalAllToAll(mlir::OpBuilder &b,
-                                                 mlir::Location loc,
-                                                 llvm::StringRef name,
-                                                 const AllReduceShape &shape,
-                                                 int64_t perNode, int64_t channels);
+/// `via` (GPUs of a node, as nvlinkRelays gives them): where GPUs o and d
+/// of a node have no NVLink, the blocks o hands d (with more channels than
+/// lanes) go through via[o][d], a GPU linked to both, each rank then with
+/// its own tasks.
+mlir::sched::ProgramOp buildHierarchicalAllToAll(
+    mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+    const AllReduceShape &shape, int64_t perNode, int64_t channels,
+    const std::vector<std::vector<int64_t>> &via = {});
 
 } // namespace ccopt
 

@@ -224,7 +224,10 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "direct")
       return buildDirectAllToAll(b, loc, name, shape, channels);
     if (algorithm == "hierarchical")
-      return buildHierarchicalAllToAll(b, loc, name, shape, perNode(), channels);
+      return buildHierarchicalAllToAll(
+          b, loc, name, shape, perNode(), channels,
+          machine ? nvlinkRelays(*machine, ArrayRef<int>(c.ranks).take_front(perNode()))
+                  : std::vector<std::vector<int64_t>>());
     if (algorithm == "relay")
       return buildRelayAllToAll(b, loc, name, shape, nvlinkRelays(*machine, c.ranks),
                                 channels);

@@ -170,9 +170,109 @@ private:
 
 } // namespace
 
+/// The block relay where some node-mates have no NVLink between them
+/// (v100x8): a hand-off from origin o to GPU d takes two NVLink hops
+/// through via[o][d] (a GPU linked to both) instead of PCIe and the
+/// sockets' link. Who relays what depends on the links, so every rank has
+/// its own tasks. On channel c (lane t = c mod G, piece c / G) a rank, in
+/// this order: as an origin sends GPU l+t (or its relay) its blocks for
+/// GPU l+t of every other node and of its own; as a relay of hand-offs
+/// from o to o+t, passes their blocks on; as GPU l takes origin l-t's
+/// blocks and sends each on over rail l; then receives over its rail. Between two ranks on a channel the messages of one
+/// stage all come before those of the next on both sides.
+static ProgramOp buildViaRelay(OpBuilder &b, Location loc, StringRef name,
+                        const ccopt::AllReduceShape &shape, int64_t G, int64_t K,
+                        const std::vector<std::vector<int64_t>> &via) {
+  int64_t n = shape.ranks, N = n / G;
+  // Each relay's hand-offs (origin, GPU), a slot of N blocks each.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> jobs(G);
+  for (int64_t o = 0; o < G; ++o)
+    for (int64_t d = 0; d < G; ++d)
+      if (via[o][d] >= 0)
+        jobs[via[o][d]].push_back({o, d});
+  size_t slots = 0;
+  for (const auto &list : jobs)
+    slots = std::max(slots, list.size());
+  // Scratch blocks: [0, n) stage what GPU l sends over its rail (block
+  // u*G + origin), then a relay's slots.
+  int64_t stagedBlocks = n + int64_t(slots) * N;
+  int64_t block = shape.count / n;
+  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllToAll, shape,
+                              /*hasRedop=*/false, shape.count, shape.count,
+                              stagedBlocks * block, std::nullopt, "hierarchical", G * K, 1);
+  MLIRContext *ctx = b.getContext();
+  OpBuilder::InsertionGuard guard(b);
+  for (int64_t c = 0; c < G * K; ++c) {
+    int64_t t = c % G, piece = c / G;
+    auto part = [&](BufferKind kind, int64_t j, int64_t blocks) {
+      return PartAttr::get(ctx, kind, AffineMap::get(1, 0, getAffineConstantExpr(j * K + piece, ctx)),
+                           blocks * K);
+    };
+    auto io = [&](BufferKind kind, int64_t j) { return part(kind, j, n); };
+    auto staged = [&](int64_t j) { return part(BufferKind::Scratch, j, stagedBlocks); };
+    auto rankAt = [&](int64_t r) {
+      return AffineMapAttr::get(AffineMap::get(1, 0, getAffineConstantExpr(r, ctx)));
+    };
+    auto slotOf = [&](int64_t relay, int64_t o, int64_t d) {
+      return int64_t(llvm::find(jobs[relay], std::make_pair(o, d)) - jobs[relay].begin());
+    };
+    for (int64_t r = 0; r < n; ++r) {
+      int64_t v = r / G, l = r % G;
+      auto onNode = [&](int64_t gpu) { return v * G + gpu; };
+      buildRankTask(b, loc, program, c, r);
+      // The blocks of a hand-off from o to d, in order: for GPU d of each
+      // other node v+s (into d's stage u*G + o), then for d itself.
+      auto handOff = [&](int64_t o, int64_t d, auto step) {
+        for (int64_t s = 1; s < N; ++s) {
+          int64_t u = (v + s) % N;
+          step(u * G + d, staged(u * G + o), s);
+        }
+        step(v * G + d, io(BufferKind::Output, v * G + o), 0);
+      };
+      if (t == 0) {
+        CopyOp::create(b, loc, io(BufferKind::Input, r), io(BufferKind::Output, r));
+      } else {
+        int64_t d = (l + t) % G, relay = via[l][d];
+        handOff(l, d, [&](int64_t j, PartAttr there, int64_t s) {
+          if (relay < 0)
+            return (void)SendOp::create(b, loc, io(BufferKind::Input, j), rankAt(onNode(d)), there);
+          SendOp::create(b, loc, io(BufferKind::Input, j), rankAt(onNode(relay)),
+                         staged(n + slotOf(relay, l, d) * N + s));
+        });
+      }
+      for (auto [o, d] : jobs[l]) {
+        if ((d - o + G) % G != t)
+          continue;
+        handOff(o, d, [&](int64_t j, PartAttr there, int64_t s) {
+          PartAttr slot = staged(n + slotOf(l, o, d) * N + s);
+          RecvOp::create(b, loc, rankAt(onNode(o)), slot);
+          SendOp::create(b, loc, slot, rankAt(onNode(d)), there);
+        });
+      }
+      // As GPU l: origin l-t's blocks (its own when t = 0) over rail l.
+      int64_t o = (l - t + G) % G;
+      int64_t from = t == 0 ? -1 : via[o][l] >= 0 ? via[o][l] : o;
+      handOff(o, l, [&](int64_t j, PartAttr there, int64_t s) {
+        PartAttr source = t == 0 ? io(BufferKind::Input, j) : there;
+        if (t != 0)
+          RecvOp::create(b, loc, rankAt(onNode(from)), there);
+        if (s > 0)
+          SendOp::create(b, loc, source, rankAt((v + s) % N * G + l),
+                         io(BufferKind::Output, v * G + o));
+      });
+      for (int64_t s = 1; s < N; ++s) {
+        int64_t u = (v - s + N) % N;
+        RecvOp::create(b, loc, rankAt(u * G + l), io(BufferKind::Output, u * G + o));
+      }
+    }
+  }
+  return program;
+}
+
 ProgramOp ccopt::buildHierarchicalAllToAll(OpBuilder &b, Location loc, StringRef name,
                                            const AllReduceShape &shape,
-                                           int64_t perNode, int64_t channels) {
+                                           int64_t perNode, int64_t channels,
+                                           const std::vector<std::vector<int64_t>> &via) {
   int64_t n = shape.ranks, P = perNode, N = n / P;
   assert(P >= 1 && n % P == 0 && "nodes must hold the same number of ranks");
   assert(shape.count % n == 0 && "the buffer holds a block per rank");
@@ -185,6 +285,10 @@ ProgramOp ccopt::buildHierarchicalAllToAll(OpBuilder &b, Location loc, StringRef
   int64_t L = relay ? P : std::clamp<int64_t>(channels, 1, lanes);
   int64_t K = relay ? std::clamp<int64_t>(channels / P, 1, shape.count / n) : 1;
   int64_t C = L * K;
+  if (relay && llvm::any_of(via, [](const auto &row) {
+        return llvm::any_of(row, [](int64_t m) { return m >= 0; });
+      }))
+    return buildViaRelay(b, loc, name, shape, P, K, via);
   // Staging for the segments sent over the rails (not needed with one GPU
   // per node: a segment is then one input block).
   int64_t scratch = N > 1 && P > 1 ? shape.count : 0;

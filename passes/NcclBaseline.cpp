@@ -104,7 +104,6 @@ private:
 /// Simple first: at large sizes it wins and the others need not run.
 constexpr Protocol kProtocols[] = {Protocol::Simple, Protocol::LL128, Protocol::LL};
 
-
 int64_t elementBytes(mlir::Type type) {
   return (type.getIntOrFloatBitWidth() + 7) / 8;
 }

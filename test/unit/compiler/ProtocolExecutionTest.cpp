@@ -321,6 +321,24 @@ TEST_P(MailboxProtocol, RootedAndAllToAll) {
   runAll(text, {"", "", 1, 3, 2}, 5 * index);
 }
 
+// The node-aware all-to-all on two v100x8 nodes with more channels than
+// lanes: hand-offs between GPUs without an NVLink take two NVLink hops.
+TEST_P(MailboxProtocol, HierarchicalAllToAllThroughNvLinkRelays) {
+  std::string text;
+  int index = 0;
+  for (int64_t m : {1, 5}) {
+    std::string buf = bufferType(16 * m, "f32");
+    text += llvm::formatv(
+        "ccl.program @v{0} world(16) {{\n"
+        "  %a = ccl.buffer \"a\" : {1}\n"
+        "  %b = ccl.buffer \"b\" : {1}\n"
+        "  ccl.all_to_all %a -> %b {{algorithm = \"hierarchical\", protocol = \"{2}\"} : {1} -> {1}\n"
+        "}\n",
+        index++, buf, GetParam());
+  }
+  runAll(text, {"v100x8", "", 2, /*chunks=*/1, /*channels=*/8}, index);
+}
+
 // The node-aware halves and all-to-all on two a100x8 nodes, and the
 // binomial and scatter + all-gather trees.
 TEST_P(MailboxProtocol, NodeAwareAndTreeAlgorithms) {
