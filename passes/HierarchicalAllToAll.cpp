@@ -17,7 +17,8 @@
 // lane c serves the origins l-t with t = c (mod lanes), a channel per lane
 // and piece of every block: GPU l-t hands GPU l its block for GPU l of
 // node u, and GPU l sends it on over rail l, each block a message of its
-// own.
+// own. Where some node-mates have no NVLink (v100x8), a hand-off between
+// them takes two NVLink hops through a GPU linked to both.
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,11 +179,12 @@ private:
 /// this order: as an origin sends GPU l+t (or its relay) its blocks for
 /// GPU l+t of every other node and of its own; as a relay of hand-offs
 /// from o to o+t, passes their blocks on; as GPU l takes origin l-t's
-/// blocks and sends each on over rail l; then receives over its rail. Between two ranks on a channel the messages of one
-/// stage all come before those of the next on both sides.
+/// blocks and sends each on over rail l; then receives over its rail.
+/// Between two ranks on a channel the messages of one stage all come before
+/// those of the next on both sides.
 static ProgramOp buildViaRelay(OpBuilder &b, Location loc, StringRef name,
-                        const ccopt::AllReduceShape &shape, int64_t G, int64_t K,
-                        const std::vector<std::vector<int64_t>> &via) {
+                               const ccopt::AllReduceShape &shape, int64_t G, int64_t K,
+                               const std::vector<std::vector<int64_t>> &via) {
   int64_t n = shape.ranks, N = n / G;
   // Each relay's hand-offs (origin, GPU), a slot of N blocks each.
   std::vector<std::vector<std::pair<int64_t, int64_t>>> jobs(G);
@@ -205,8 +207,8 @@ static ProgramOp buildViaRelay(OpBuilder &b, Location loc, StringRef name,
   for (int64_t c = 0; c < G * K; ++c) {
     int64_t t = c % G, piece = c / G;
     auto part = [&](BufferKind kind, int64_t j, int64_t blocks) {
-      return PartAttr::get(ctx, kind, AffineMap::get(1, 0, getAffineConstantExpr(j * K + piece, ctx)),
-                           blocks * K);
+      AffineExpr index = getAffineConstantExpr(j * K + piece, ctx);
+      return PartAttr::get(ctx, kind, AffineMap::get(1, 0, index), blocks * K);
     };
     auto io = [&](BufferKind kind, int64_t j) { return part(kind, j, n); };
     auto staged = [&](int64_t j) { return part(BufferKind::Scratch, j, stagedBlocks); };
@@ -235,9 +237,10 @@ static ProgramOp buildViaRelay(OpBuilder &b, Location loc, StringRef name,
         int64_t d = (l + t) % G, relay = via[l][d];
         handOff(l, d, [&](int64_t j, PartAttr there, int64_t s) {
           if (relay < 0)
-            return (void)SendOp::create(b, loc, io(BufferKind::Input, j), rankAt(onNode(d)), there);
-          SendOp::create(b, loc, io(BufferKind::Input, j), rankAt(onNode(relay)),
-                         staged(n + slotOf(relay, l, d) * N + s));
+            SendOp::create(b, loc, io(BufferKind::Input, j), rankAt(onNode(d)), there);
+          else
+            SendOp::create(b, loc, io(BufferKind::Input, j), rankAt(onNode(relay)),
+                           staged(n + slotOf(relay, l, d) * N + s));
         });
       }
       for (auto [o, d] : jobs[l]) {
@@ -250,8 +253,7 @@ static ProgramOp buildViaRelay(OpBuilder &b, Location loc, StringRef name,
         });
       }
       // As GPU l: origin l-t's blocks (its own when t = 0) over rail l.
-      int64_t o = (l - t + G) % G;
-      int64_t from = t == 0 ? -1 : via[o][l] >= 0 ? via[o][l] : o;
+      int64_t o = (l - t + G) % G, from = via[o][l] >= 0 ? via[o][l] : o;
       handOff(o, l, [&](int64_t j, PartAttr there, int64_t s) {
         PartAttr source = t == 0 ? io(BufferKind::Input, j) : there;
         if (t != 0)
