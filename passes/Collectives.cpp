@@ -149,17 +149,26 @@ std::vector<std::vector<int64_t>> nvlinkRelays(const topo::Machine &machine,
     return machine.routeKind(ranks[a], ranks[b]) == topo::LinkKind::NvLink;
   };
   std::vector<std::vector<int64_t>> via(n, std::vector<int64_t>(n, -1));
-  std::vector<int64_t> load(n, 0);
+  // Blocks over each NVLinked pair (one way): the direct one to start with.
+  std::vector<std::vector<int64_t>> blocks(n, std::vector<int64_t>(n, 1));
+  // A pair's time with one more block, in blocks per GB/s.
+  auto busier = [&](int64_t a, int64_t b) {
+    return (blocks[a][b] + 1) / machine.routeBandwidth(ranks[a], ranks[b]);
+  };
   for (int64_t src = 0; src < n; ++src)
     for (int64_t dst = 0; dst < n; ++dst) {
       if (src == dst || nvlink(src, dst))
         continue;
-      for (int64_t m = 0; m < n; ++m)
-        if (m != src && m != dst && nvlink(src, m) && nvlink(m, dst) &&
-            (via[src][dst] < 0 || load[m] < load[via[src][dst]]))
-          via[src][dst] = m;
-      if (via[src][dst] >= 0)
-        ++load[via[src][dst]];
+      double best = 0;
+      for (int64_t m = 0; m < n; ++m) {
+        if (m == src || m == dst || !nvlink(src, m) || !nvlink(m, dst))
+          continue;
+        double time = std::max(busier(src, m), busier(m, dst));
+        if (via[src][dst] < 0 || time < best)
+          via[src][dst] = m, best = time;
+      }
+      if (int64_t m = via[src][dst]; m >= 0)
+        ++blocks[src][m], ++blocks[m][dst];
     }
   return via;
 }

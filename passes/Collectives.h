@@ -45,9 +45,10 @@ std::string algorithmUnsupported(mlir::ccl::CollectiveKind kind,
                                  const topo::Machine *machine, bool inPlace);
 
 /// For each pair of `ranks` (world ranks in schedule order) whose route on
-/// `machine` is slower than NVLink, a schedule rank NVLink-linked to both
-/// (the least loaded so far, then the lowest), else -1: buildRelayAllToAll's
-/// table.
+/// `machine` is slower than NVLink, a schedule rank NVLink-linked to both,
+/// else -1: buildRelayAllToAll's table. Each is chosen so that the busier
+/// of its two links, counted in blocks over its bandwidth (every linked pair
+/// starts with its own block), is the least busy, then the lowest.
 std::vector<std::vector<int64_t>> nvlinkRelays(const topo::Machine &machine,
                                                llvm::ArrayRef<int> ranks);
 
