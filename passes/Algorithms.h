@@ -287,8 +287,8 @@ mlir::sched::ProgramOp buildScatterAllGatherBroadcast(mlir::OpBuilder &b,
 /// rank r to d goes directly where via[r][d] < 0, otherwise through the
 /// relay via[r][d] (a GPU linked to both): r writes it into a scratch slot
 /// of the relay, which forwards it. Direct blocks on channels [0, L),
-/// relayed ones on [L, 2L), L = min(channels, n - 1); every rank has its
-/// own tasks. `shape.count` is the whole buffer, a multiple of the ranks;
+/// relayed ones on [L, L + L*K) in K = channels / (L + 1) pieces (at least
+/// one), L = min(channels, n - 1); every rank has its own tasks. `shape.count` is the whole buffer, a multiple of the ranks;
 /// out of place; algorithm "relay".
 mlir::sched::ProgramOp buildRelayAllToAll(mlir::OpBuilder &b, mlir::Location loc,
                                           llvm::StringRef name,

@@ -6,10 +6,11 @@
 // sockets' link, many times slower. Here those blocks take two NVLink hops
 // instead: the sender writes the block into a scratch slot of a GPU linked
 // to both (the relay), which forwards it. Direct blocks go on channels
-// [0, L) and relayed ones on [L, 2L), so that between two ranks on one
-// channel the messages are of one kind and come in the same order on both
-// sides (sorted by distance, then source). Every rank has its own tasks:
-// who relays what depends on the links.
+// [0, L) and relayed ones on [L, L + L*K), piece k of each on [L + L*k,
+// L + L*(k+1)), so that between two ranks on one channel the messages are
+// of one kind and come in the same order on both sides (sorted by
+// distance, then source). Every rank has its own tasks: who relays what
+// depends on the links.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,10 +50,14 @@ ProgramOp ccopt::buildRelayAllToAll(OpBuilder &b, Location loc, StringRef name,
   for (const auto &list : jobs)
     slots = std::max<int64_t>(slots, list.size());
   int64_t block = shape.count / n;
+  // Relayed blocks take two hops one after the other on their channel:
+  // with channels to spare they go in pieces, each on a channel of its own,
+  // so that one piece's second hop overlaps the next one's first.
+  int64_t pieces = slots ? std::clamp<int64_t>(channels / (lanes + 1), 1, block) : 1;
   auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllToAll, shape,
                               /*hasRedop=*/false, shape.count, shape.count,
                               slots * block, std::nullopt, "relay",
-                              slots ? 2 * lanes : lanes, /*chunks=*/1);
+                              slots ? lanes + lanes * pieces : lanes, /*chunks=*/1);
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
   auto part = [&](BufferKind kind, int64_t index, int64_t parts) {
@@ -60,7 +65,13 @@ ProgramOp ccopt::buildRelayAllToAll(OpBuilder &b, Location loc, StringRef name,
                          parts);
   };
   auto blockOf = [&](BufferKind kind, int64_t j) { return part(kind, j, n); };
-  auto slotOf = [&](int64_t k) { return part(BufferKind::Scratch, k, slots); };
+  int64_t piece = 0; // of a relayed block, on the channel being built
+  auto pieceOf = [&](BufferKind kind, int64_t j) {
+    return part(kind, j * pieces + piece, n * pieces);
+  };
+  auto slotOf = [&](int64_t k) {
+    return part(BufferKind::Scratch, k * pieces + piece, slots * pieces);
+  };
   auto rankAt = [&](int64_t r) {
     return AffineMapAttr::get(AffineMap::get(1, 0, getAffineConstantExpr(r, ctx)));
   };
@@ -77,27 +88,27 @@ ProgramOp ccopt::buildRelayAllToAll(OpBuilder &b, Location loc, StringRef name,
       for (int64_t s = lane + 1; s < n; s += lanes)
         if (int64_t src = (r - s + n) % n; via[src][r] < 0)
           RecvOp::create(b, loc, rankAt(src), blockOf(BufferKind::Output, src));
-      if (!slots)
-        continue;
+      for (piece = 0; slots && piece < pieces; ++piece) {
       // Relayed blocks: this rank's first hops, its forwards, its arrivals.
-      buildRankTask(b, loc, program, lanes + lane, r);
+      buildRankTask(b, loc, program, lanes + lanes * piece + lane, r);
       for (int64_t s = lane + 1; s < n; s += lanes)
         if (int64_t dst = (r + s) % n, relay = via[r][dst]; relay >= 0) {
           const Job &job = *llvm::find_if(jobs[relay], [&](const Job &j) {
             return j.src == r && j.dst == dst;
           });
-          SendOp::create(b, loc, blockOf(BufferKind::Input, dst), rankAt(relay),
+          SendOp::create(b, loc, pieceOf(BufferKind::Input, dst), rankAt(relay),
                          slotOf(job.slot));
         }
       for (const Job &job : jobs[r])
         if (laneOf(job.src, job.dst) == lane) {
           RecvOp::create(b, loc, rankAt(job.src), slotOf(job.slot));
           SendOp::create(b, loc, slotOf(job.slot), rankAt(job.dst),
-                         blockOf(BufferKind::Output, job.src));
+                         pieceOf(BufferKind::Output, job.src));
         }
       for (int64_t s = lane + 1; s < n; s += lanes)
         if (int64_t src = (r - s + n) % n, relay = via[src][r]; relay >= 0)
-          RecvOp::create(b, loc, rankAt(relay), blockOf(BufferKind::Output, src));
+          RecvOp::create(b, loc, rankAt(relay), pieceOf(BufferKind::Output, src));
+      }
     }
   return program;
 }

@@ -492,7 +492,9 @@ TEST_F(AlgorithmBuildersSimulation, HierarchicalAllToAllRelaysOverNvLink) {
 // Relays are chosen by the busier of their two links, in blocks over its
 // bandwidth (v100x8's doubled links carry twice as many): a single link
 // carried 5 blocks when relays were spread by count (0.49 of the bound at
-// 1 GiB), 3 now (0.62).
+// 1 GiB), 3 now (0.62); with 16 channels the relayed blocks also go in two
+// pieces on channels of their own, one's second hop overlapping the
+// other's first (0.80).
 TEST_F(AlgorithmBuildersSimulation, RelayAllToAllWeighsLinksByBandwidth) {
   auto m = machine("v100x8");
   std::vector<int> node(8);
@@ -518,7 +520,7 @@ TEST_F(AlgorithmBuildersSimulation, RelayAllToAllWeighsLinksByBandwidth) {
                    m);
   double bound = ccopt::topo::lowerBoundUs(ccl::CollectiveKind::AllToAll, firstRanks(8),
                                            count * 4, m);
-  EXPECT_GT(bound / us, 0.6);
+  EXPECT_GT(bound / us, 0.75);
 }
 
 TEST_F(AlgorithmBuildersSimulation, HierarchicalAllToAllAgainstDirect) {

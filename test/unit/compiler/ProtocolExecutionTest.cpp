@@ -461,12 +461,14 @@ TEST_F(ProtocolExecution, RelayedAllToAllInLL) {
   for (auto [t, type] : llvm::enumerate(kTypes))
     for (int64_t m : {1, 301}) {
       std::string buf = bufferType(8 * m, type);
+      // 16 channels: relayed blocks in pieces, each on a channel of its own.
+      int64_t channels = index % 2 ? 16 : 1 + t % 3;
       text += llvm::formatv("ccl.program @a{0} world(8) {{\n"
                             "  %a = ccl.buffer \"a\" : {1}\n"
                             "  %b = ccl.buffer \"b\" : {1}\n"
                             "  ccl.all_to_all %a -> %b {{algorithm = \"relay\", "
-                            "protocol = \"ll\"} : {1} -> {1}\n}\n",
-                            index++, buf);
+                            "protocol = \"ll\", channels = {2} : i64} : {1} -> {1}\n}\n",
+                            index++, buf, channels);
     }
   runAll(text, {"v100x8", "", 1, /*chunks=*/1, /*channels=*/int64_t(1 + index % 3)}, index);
 }
