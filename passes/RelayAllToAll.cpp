@@ -89,25 +89,25 @@ ProgramOp ccopt::buildRelayAllToAll(OpBuilder &b, Location loc, StringRef name,
         if (int64_t src = (r - s + n) % n; via[src][r] < 0)
           RecvOp::create(b, loc, rankAt(src), blockOf(BufferKind::Output, src));
       for (piece = 0; slots && piece < pieces; ++piece) {
-      // Relayed blocks: this rank's first hops, its forwards, its arrivals.
-      buildRankTask(b, loc, program, lanes + lanes * piece + lane, r);
-      for (int64_t s = lane + 1; s < n; s += lanes)
-        if (int64_t dst = (r + s) % n, relay = via[r][dst]; relay >= 0) {
-          const Job &job = *llvm::find_if(jobs[relay], [&](const Job &j) {
-            return j.src == r && j.dst == dst;
-          });
-          SendOp::create(b, loc, pieceOf(BufferKind::Input, dst), rankAt(relay),
-                         slotOf(job.slot));
-        }
-      for (const Job &job : jobs[r])
-        if (laneOf(job.src, job.dst) == lane) {
-          RecvOp::create(b, loc, rankAt(job.src), slotOf(job.slot));
-          SendOp::create(b, loc, slotOf(job.slot), rankAt(job.dst),
-                         pieceOf(BufferKind::Output, job.src));
-        }
-      for (int64_t s = lane + 1; s < n; s += lanes)
-        if (int64_t src = (r - s + n) % n, relay = via[src][r]; relay >= 0)
-          RecvOp::create(b, loc, rankAt(relay), pieceOf(BufferKind::Output, src));
+        // Relayed blocks: this rank's first hops, its forwards, its arrivals.
+        buildRankTask(b, loc, program, lanes + lanes * piece + lane, r);
+        for (int64_t s = lane + 1; s < n; s += lanes)
+          if (int64_t dst = (r + s) % n, relay = via[r][dst]; relay >= 0) {
+            const Job &job = *llvm::find_if(jobs[relay], [&](const Job &j) {
+              return j.src == r && j.dst == dst;
+            });
+            SendOp::create(b, loc, pieceOf(BufferKind::Input, dst), rankAt(relay),
+                           slotOf(job.slot));
+          }
+        for (const Job &job : jobs[r])
+          if (laneOf(job.src, job.dst) == lane) {
+            RecvOp::create(b, loc, rankAt(job.src), slotOf(job.slot));
+            SendOp::create(b, loc, slotOf(job.slot), rankAt(job.dst),
+                           pieceOf(BufferKind::Output, job.src));
+          }
+        for (int64_t s = lane + 1; s < n; s += lanes)
+          if (int64_t src = (r - s + n) % n, relay = via[src][r]; relay >= 0)
+            RecvOp::create(b, loc, rankAt(relay), pieceOf(BufferKind::Output, src));
       }
     }
   return program;
