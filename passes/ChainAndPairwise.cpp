@@ -53,9 +53,7 @@ ProgramOp ccopt::buildChainBroadcast(OpBuilder &b, Location loc, StringRef name,
       std::reverse(chain.begin(), chain.end());
     return chain;
   };
-  auto rank = [&](int64_t r) {
-    return AffineMapAttr::get(AffineMap::get(2, 0, getAffineConstantExpr(r, ctx)));
-  };
+  auto rank = [&](int64_t r) { return fixedPeer(ctx, r, 2); };
   int64_t parts = numChannels * numChunks;
   bool avg = shape.redop == ccl::ReductionKind::Avg && !program.getPrescale();
   for (int64_t channel = 0; channel < numChannels; ++channel) {
@@ -174,9 +172,7 @@ ProgramOp ccopt::buildSendRecv(OpBuilder &b, Location loc, StringRef name,
     return PartAttr::get(ctx, kind, AffineMap::get(2, 0, getAffineDimExpr(1, ctx)),
                          numChunks);
   };
-  auto rank = [&](int64_t r) {
-    return AffineMapAttr::get(AffineMap::get(2, 0, getAffineConstantExpr(r, ctx)));
-  };
+  auto rank = [&](int64_t r) { return fixedPeer(ctx, r, 2); };
   // Schedule rank 0 writes each piece straight into rank 1's buffer.
   b.setInsertionPointToEnd(&program.getBody().front());
   taskWithChunkLoop(b, loc, 0, 0, numChunks);

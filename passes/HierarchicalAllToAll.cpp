@@ -207,14 +207,11 @@ static ProgramOp buildViaRelay(OpBuilder &b, Location loc, StringRef name,
   for (int64_t c = 0; c < G * K; ++c) {
     int64_t t = c % G, piece = c / G;
     auto part = [&](BufferKind kind, int64_t j, int64_t blocks) {
-      AffineExpr index = getAffineConstantExpr(j * K + piece, ctx);
-      return PartAttr::get(ctx, kind, AffineMap::get(1, 0, index), blocks * K);
+      return fixedPart(ctx, kind, j * K + piece, blocks * K);
     };
     auto io = [&](BufferKind kind, int64_t j) { return part(kind, j, n); };
     auto staged = [&](int64_t j) { return part(BufferKind::Scratch, j, stagedBlocks); };
-    auto rankAt = [&](int64_t r) {
-      return AffineMapAttr::get(AffineMap::get(1, 0, getAffineConstantExpr(r, ctx)));
-    };
+    auto rankAt = [&](int64_t r) { return fixedPeer(ctx, r); };
     auto slotOf = [&](int64_t relay, int64_t o, int64_t d) {
       return int64_t(llvm::find(jobs[relay], std::make_pair(o, d)) - jobs[relay].begin());
     };

@@ -61,8 +61,7 @@ ProgramOp ccopt::buildRelayAllToAll(OpBuilder &b, Location loc, StringRef name,
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
   auto part = [&](BufferKind kind, int64_t index, int64_t parts) {
-    return PartAttr::get(ctx, kind, AffineMap::get(1, 0, getAffineConstantExpr(index, ctx)),
-                         parts);
+    return fixedPart(ctx, kind, index, parts);
   };
   auto blockOf = [&](BufferKind kind, int64_t j) { return part(kind, j, n); };
   int64_t piece = 0; // of a relayed block, on the channel being built
@@ -72,9 +71,7 @@ ProgramOp ccopt::buildRelayAllToAll(OpBuilder &b, Location loc, StringRef name,
   auto slotOf = [&](int64_t k) {
     return part(BufferKind::Scratch, k * pieces + piece, slots * pieces);
   };
-  auto rankAt = [&](int64_t r) {
-    return AffineMapAttr::get(AffineMap::get(1, 0, getAffineConstantExpr(r, ctx)));
-  };
+  auto rankAt = [&](int64_t r) { return fixedPeer(ctx, r); };
   for (int64_t lane = 0; lane < lanes; ++lane)
     for (int64_t r = 0; r < n; ++r) {
       // Direct blocks: the own one, then out and in by distance.

@@ -61,6 +61,16 @@ TaskOp ccopt::detail::buildRankTask(OpBuilder &b, Location loc, ProgramOp progra
   return task;
 }
 
+AffineMapAttr ccopt::detail::fixedPeer(MLIRContext *ctx, int64_t rank, unsigned numDims) {
+  return AffineMapAttr::get(AffineMap::get(numDims, 0, getAffineConstantExpr(rank, ctx)));
+}
+
+PartAttr ccopt::detail::fixedPart(MLIRContext *ctx, BufferKind kind, int64_t index,
+                                  int64_t parts, unsigned numDims) {
+  return PartAttr::get(ctx, kind,
+                       AffineMap::get(numDims, 0, getAffineConstantExpr(index, ctx)), parts);
+}
+
 AffineMapAttr ccopt::detail::ringPeer(AffineExpr rank, int64_t n, unsigned numDims) {
   return AffineMapAttr::get(AffineMap::get(numDims, 0, rank % n));
 }

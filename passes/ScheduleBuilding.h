@@ -36,6 +36,15 @@ mlir::sched::TaskOp buildRankTask(mlir::OpBuilder &b, mlir::Location loc,
                                   mlir::sched::ProgramOp program, int64_t channel,
                                   int64_t rank);
 
+/// Schedule rank `rank` as a peer map over `numDims` dimensions (a
+/// per-rank task's fixed peer).
+mlir::AffineMapAttr fixedPeer(mlir::MLIRContext *ctx, int64_t rank, unsigned numDims = 1);
+
+/// Part `index` of `parts` of a buffer, the same at every rank (over
+/// `numDims` dimensions).
+mlir::sched::PartAttr fixedPart(mlir::MLIRContext *ctx, mlir::sched::BufferKind kind,
+                                int64_t index, int64_t parts, unsigned numDims = 1);
+
 /// `rank mod n` as a peer map over `numDims` dimensions.
 mlir::AffineMapAttr ringPeer(mlir::AffineExpr rank, int64_t n, unsigned numDims);
 

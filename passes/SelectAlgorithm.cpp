@@ -238,6 +238,14 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     return 5 * n; // ring 2n, one-shot 3n, two-shot 5n, direct 3n
   }
 
+  /// A tree's pieces per channel, at most: NCCL never cuts them below
+  /// 32 KiB (src/enqueue.cc, its LL128 halving's floor), where each piece's
+  /// flag and fence would cost more than it moves (the model charges
+  /// nothing per piece, so it would cut them ever finer).
+  static int64_t treePiecesAtMost(const Collective &c, int64_t channels) {
+    return std::max<int64_t>(1, c.bytes / (channels * kMinTreePieceBytes));
+  }
+
   /// Where a candidate's chunk search starts: one chunk, but for a tree
   /// NCCL's pieces under LL128 (no fewer pieces stream faster through a
   /// tree's levels; starting there skips the slow few-chunk candidates of
@@ -248,7 +256,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       return 1;
     int64_t chunks = llvm::bit_floor(uint64_t(std::min(
         treePiecesOf(machine, c.ranks, c.bytes, channels, topo::Protocol::LL128),
-        std::max<int64_t>(1, c.bytes / (channels * kMinTreePieceBytes)))));
+        treePiecesAtMost(c, channels))));
     while (chunks > 1 &&
            c.shape.ranks * channels * chunks * stepsPerRank(c, algorithm, perNode) > kStepBudget)
       chunks /= 2;
@@ -328,12 +336,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       std::set<std::pair<int64_t, int64_t>> tried; // channels, chunks
       for (int64_t channels = 1; channels <= maxChannels; channels *= 2) {
         std::optional<Choice> bestChunks;
-        // A tree's pieces stream up and down without waiting on each other,
-        // so the model would cut them ever finer; NCCL never cuts them below
-        // 32 KiB (src/enqueue.cc, its LL128 halving's floor), where each
-        // piece's flag and fence would cost more than it moves.
         int64_t most = algorithm == "tree"
-                           ? std::clamp<int64_t>(c.bytes / (channels * kMinTreePieceBytes), 1, maxChunks)
+                           ? std::min(treePiecesAtMost(c, channels), maxChunks)
                            : maxChunks;
         for (int64_t chunks = firstChunks(c, algorithm, channels, perNode); chunks <= most;
              chunks *= 2) {

@@ -91,7 +91,7 @@ ProgramOp ccopt::buildTreeAllReduce(OpBuilder &b, Location loc, StringRef name,
   // build of a large world's trees).
   std::vector<AffineMapAttr> rankAttrs;
   for (int64_t r = 0; r < n; ++r)
-    rankAttrs.push_back(AffineMapAttr::get(AffineMap::get(2, 0, getAffineConstantExpr(r, ctx))));
+    rankAttrs.push_back(fixedPeer(ctx, r, 2));
   auto rank = [&](int64_t r) { return rankAttrs[r]; };
   bool avg = shape.redop == ccl::ReductionKind::Avg && !program.getPrescale();
   // A narrow wire: the result travels down in wire-typed scratch (slot 0),
