@@ -21,10 +21,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/CudaEmitter.h"
+#include "codegen/SharedBodies.h"
 
 #include "dialect/Sched/StepWalker.h"
 
 #include "mlir/Support/IndentedOstream.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -91,7 +93,8 @@ const char *bufferType(BufferKind kind) {
   return kind == BufferKind::Scratch ? "W" : "T";
 }
 
-/// An affine expression over (r, i1, i2, ...) as C.
+/// An affine expression over (r, i1, i2, ...) as C; symbol j is column j of
+/// a shared body's row k.
 std::string cExpr(AffineExpr expr) {
   switch (expr.getKind()) {
   case AffineExprKind::Constant:
@@ -101,7 +104,7 @@ std::string cExpr(AffineExpr expr) {
     return pos == 0 ? "r" : "i" + std::to_string(pos);
   }
   case AffineExprKind::SymbolId:
-    llvm_unreachable("schedule maps have no symbols");
+    return "k[" + std::to_string(cast<AffineSymbolExpr>(expr).getPosition()) + "]";
   default:
     break;
   }
@@ -133,6 +136,16 @@ public:
 private:
   void printBlock(Block &block);
   void printStep(Operation *op);
+  /// The tasks of `body` (rows from `firstRow` on in the row table): one
+  /// body over its table's row.
+  void printSharedBody(int index, const ccopt::SharedBody &body, int64_t firstRow);
+  /// The map of `attribute` (a peer, or a part with index `map`) of the
+  /// step being printed, with a shared body's constants as symbols.
+  AffineMap mapOf(Attribute attribute, AffineMap map) {
+    if (!shared)
+      return map;
+    return shared->maps.at({step, attribute});
+  }
   /// Declares `<name>_b` (first element) and `<name>_n` (count) of a part.
   void declarePart(StringRef name, PartAttr part);
   std::string local(StringRef name, PartAttr part) {
@@ -164,6 +177,10 @@ private:
     return (ccopt::kernelName(program) + "_task" + Twine(task) + "_" + what).str();
   }
   /// Who has which region of the LL mailbox (LLMailbox::senders).
+  /// The varying constants of shared body `index`, a row per task.
+  std::string sharedTableName(int index) {
+    return ccopt::kernelName(program) + "_shared" + std::to_string(index);
+  }
   std::string sendersTableName() {
     return ccopt::kernelName(program) + "_ll_senders";
   }
@@ -215,6 +232,9 @@ private:
   unsigned depth = 0;
   LLMailbox mailbox; // under LL or LL128
   std::string taskTable; // order table of the task being printed, if any
+  std::vector<ccopt::SharedBody> bodies;
+  const ccopt::SharedBody *shared = nullptr; // the body being printed, if any
+  Operation *step = nullptr;                 // the step being printed
   Operation *unsupported = nullptr; // a step the device primitives lack
 };
 
@@ -239,6 +259,45 @@ void KernelPrinter::printTables() {
     }
     ++taskIndex;
   }
+  if (bodies.empty())
+    return;
+  // Per channel and rank, its task's row in its shared body's table.
+  std::vector<int64_t> rows(program.getChannels() * program.getRanks(), -1);
+  int64_t row = 0;
+  for (auto [index, body] : llvm::enumerate(bodies)) {
+    for (TaskOp task : body.tasks)
+      rows[task.getChannel() * program.getRanks() + *task.getRank()] = row++;
+    if (body.width == 0)
+      continue;
+    bool narrow = llvm::all_of(body.table, [](int64_t value) {
+      return value >= INT32_MIN && value <= INT32_MAX;
+    });
+    os << "CC_TABLE " << (narrow ? "int " : "long long ")
+       << sharedTableName(index) << "[] = {";
+    llvm::interleaveComma(body.table, os);
+    os << "};\n";
+  }
+  os << "CC_TABLE int " << ccopt::kernelName(program) << "_rows[] = {";
+  llvm::interleaveComma(rows, os);
+  os << "};\n";
+}
+
+void KernelPrinter::printSharedBody(int index, const ccopt::SharedBody &body,
+                                    int64_t firstRow) {
+  os << "if (row >= " << firstRow << " && row < "
+     << firstRow + int64_t(body.tasks.size()) << ") { // "
+     << body.tasks.size() << " tasks alike\n";
+  os.indent();
+  if (body.width > 0)
+    os << "const auto* const k = " << sharedTableName(index) << " + (row - "
+       << firstRow << ") * " << body.width << ";\n";
+  os << "const long long r = rank;\n";
+  taskTable.clear();
+  shared = &body;
+  printBlock(TaskOp(body.tasks.front()).getBody().front());
+  shared = nullptr;
+  os.unindent();
+  os << "}\n";
 }
 
 void KernelPrinter::printMetadata() {
@@ -266,7 +325,7 @@ void KernelPrinter::printMetadata() {
 
 void KernelPrinter::declarePart(StringRef name, PartAttr part) {
   int64_t count = program.getCount(part.getBuffer());
-  std::string index = cExpr(part.getIndex().getResult(0));
+  std::string index = cExpr(mapOf(part, part.getIndex()).getResult(0));
   os << "const long long " << name << "_i = " << index << ";\n";
   os << "const long long " << name << "_b = cc_part_begin(" << count << "LL, "
      << part.getParts() << "LL, " << name << "_i);\n";
@@ -320,12 +379,13 @@ void KernelPrinter::printReduce(StringRef dst, StringRef dst2, StringRef lhs,
 }
 
 void KernelPrinter::printStep(Operation *op) {
-  auto peer = [&](StringRef name, AffineMap map) {
-    std::string position = cExpr(map.getResult(0));
+  auto peer = [&](StringRef name, AffineMapAttr map) {
+    std::string position = cExpr(mapOf(map, map.getValue()).getResult(0));
     os << "const long long " << name << " = "
        << (taskTable.empty() ? position : taskTable + "[" + position + "]")
        << ";\n";
   };
+  step = op;
   os << "{ // " << op->getName().stripDialect() << "\n";
   os.indent();
   TypeSwitch<Operation *>(op)
@@ -351,7 +411,7 @@ void KernelPrinter::printStep(Operation *op) {
                          "dst_n", reduce.getFinalize());
       })
       .Case([&](SendOp send) {
-        peer("to", send.getPeer());
+        peer("to", send.getPeerAttr());
         declarePart("src", send.getSrc());
         declarePart("dst", send.getDst());
         PartAttr store = send.getStoreAttr();
@@ -368,7 +428,7 @@ void KernelPrinter::printStep(Operation *op) {
         os << "cc_post_send(args, rank, ch, to);\n";
       })
       .Case([&](RecvOp recv) {
-        peer("from", recv.getPeer());
+        peer("from", recv.getPeerAttr());
         if (isLL() && recv.getIntoAttr()) {
           declarePart("into", recv.getIntoAttr());
           return printLLRecv("into", recv.getIntoAttr());
@@ -376,8 +436,8 @@ void KernelPrinter::printStep(Operation *op) {
         os << "cc_wait_recv(args, rank, ch, from);\n";
       })
       .Case([&](RecvReduceSendOp rrs) {
-        peer("from", rrs.getFrom());
-        peer("to", rrs.getTo());
+        peer("from", rrs.getFromAttr());
+        peer("to", rrs.getToAttr());
         declarePart("recvd", rrs.getRecvd());
         declarePart("local", rrs.getLocal());
         declarePart("dst", rrs.getDst());
@@ -424,15 +484,15 @@ void KernelPrinter::printStep(Operation *op) {
         os << "cc_post_send(args, rank, ch, to);\n";
       })
       .Case([&](SignalOp signal) {
-        peer("to", signal.getPeer());
+        peer("to", signal.getPeerAttr());
         os << "cc_post_send(args, rank, ch, to);\n";
       })
       .Case<MultimemReduceOp, MultimemStoreOp>([&](Operation *mm) {
         unsupported = mm;
       })
       .Case([&](RecvCopySendOp rcs) {
-        peer("from", rcs.getFrom());
-        peer("to", rcs.getTo());
+        peer("from", rcs.getFromAttr());
+        peer("to", rcs.getToAttr());
         declarePart("recvd", rcs.getRecvd());
         declarePart("dst", rcs.getDst());
         PartAttr store = rcs.getStoreAttr();
@@ -491,6 +551,7 @@ LogicalResult KernelPrinter::print() {
              << " emission: " << why;
     mailbox = *box;
   }
+  bodies = ccopt::sharedBodies(program);
   printMetadata();
   os << "// " << program.getSymName() << ": "
      << ccl::stringifyCollectiveKind(program.getCollective());
@@ -521,8 +582,28 @@ LogicalResult KernelPrinter::print() {
        << mailbox.regions << "LL, "
        << (mailbox.senders.empty() ? std::string("0") : sendersTableName())
        << "};\n";
+  // Tasks that share a body: printed once, where the first of them is.
+  llvm::DenseMap<Operation *, std::pair<int, int64_t>> sharedFirst;
+  llvm::DenseSet<Operation *> sharing;
+  int64_t rows = 0;
+  for (auto [index, body] : llvm::enumerate(bodies)) {
+    sharedFirst[body.tasks.front()] = {index, rows};
+    rows += body.tasks.size();
+    for (TaskOp task : body.tasks)
+      sharing.insert(task);
+  }
+  if (!bodies.empty())
+    os << "const int row = " << ccopt::kernelName(program) << "_rows[ch * "
+       << program.getRanks() << "LL + rank];\n";
   int taskIndex = 0;
   for (auto task : program.getBody().front().getOps<TaskOp>()) {
+    if (sharing.contains(task)) {
+      if (auto first = sharedFirst.find(task); first != sharedFirst.end())
+        printSharedBody(first->second.first, bodies[first->second.first],
+                        first->second.second);
+      ++taskIndex;
+      continue;
+    }
     os << "if (ch == " << task.getChannel();
     if (auto rank = task.getRank())
       os << " && rank == " << *rank;

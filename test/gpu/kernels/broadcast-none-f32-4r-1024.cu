@@ -3,6 +3,8 @@
 
 // ccopt-schedule kernel=ccopt_bench_broadcast_0 collective=broadcast redop=none ranks=4 channels=1 element=f32 wire=f32 input=1024 output=1024 scratch=0 in_place=0 root=0 rank_map=- algorithm=chain protocol=simple mailbox=0
 // bench_broadcast_0: broadcast, chain, 4 ranks, 1 channel(s), 1024 -> 1024 x f32
+CC_TABLE int ccopt_bench_broadcast_0_shared0[] = {0, 2, 1, 3};
+CC_TABLE int ccopt_bench_broadcast_0_rows[] = {-1, 0, 1, -1};
 CC_KERNEL(ccopt_bench_broadcast_0) {
   typedef float T;
   typedef float W;
@@ -13,6 +15,7 @@ CC_KERNEL(ccopt_bench_broadcast_0) {
   T* const output = cc_buf<T>(args, rank, CC_BUF_OUTPUT);
   W* const scratch = cc_buf<W>(args, rank, CC_BUF_SCRATCH);
   (void)input; (void)output; (void)scratch;
+  const int row = ccopt_bench_broadcast_0_rows[ch * 4LL + rank];
   if (ch == 0 && rank == 0) {
     const long long r = rank;
     for (long long i1 = 0; i1 < 1; ++i1) {
@@ -33,35 +36,16 @@ CC_KERNEL(ccopt_bench_broadcast_0) {
       }
     }
   }
-  if (ch == 0 && rank == 1) {
+  if (row >= 0 && row < 2) { // 2 tasks alike
+    const auto* const k = ccopt_bench_broadcast_0_shared0 + (row - 0) * 2;
     const long long r = rank;
     for (long long i1 = 0; i1 < 1; ++i1) {
       { // recv
-        const long long from = 0LL;
+        const long long from = k[0];
         cc_wait_recv(args, rank, ch, from);
       }
       { // send
-        const long long to = 2LL;
-        const long long src_i = i1;
-        const long long src_b = cc_part_begin(1024LL, 1LL, src_i);
-        const long long src_n = cc_part_begin(1024LL, 1LL, src_i + 1) - src_b;
-        const long long dst_i = i1;
-        const long long dst_b = cc_part_begin(1024LL, 1LL, dst_i);
-        const long long dst_n = cc_part_begin(1024LL, 1LL, dst_i + 1) - dst_b;
-        cc_copy(cc_peer_buf<T>(args, rank, to, CC_BUF_OUTPUT) + dst_b, output + src_b, src_n);
-        cc_post_send(args, rank, ch, to);
-      }
-    }
-  }
-  if (ch == 0 && rank == 2) {
-    const long long r = rank;
-    for (long long i1 = 0; i1 < 1; ++i1) {
-      { // recv
-        const long long from = 1LL;
-        cc_wait_recv(args, rank, ch, from);
-      }
-      { // send
-        const long long to = 3LL;
+        const long long to = k[1];
         const long long src_i = i1;
         const long long src_b = cc_part_begin(1024LL, 1LL, src_i);
         const long long src_n = cc_part_begin(1024LL, 1LL, src_i + 1) - src_b;

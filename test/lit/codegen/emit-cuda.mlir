@@ -72,6 +72,68 @@ sched.program @hand attributes {algorithm = "direct", channels = 1 : i64,
   }
 }
 
+// Per-rank tasks alike but for constants (a tree's ranks) share one body:
+// the constants that differ come from the task's row of a table (`d1` and
+// `d1 + 2` are offsets 0 and 2), a column for those that differ alike,
+// those alike stay in the body; a task of another shape keeps its own.
+// CHECK-LABEL: // shared: all_gather, direct, 3 ranks
+// CHECK: CC_TABLE int ccopt_shared_shared0[] = {0, 1, 2, 2, 2, 0};
+// CHECK-NEXT: CC_TABLE int ccopt_shared_rows[] = {0, 1, -1};
+// CHECK: const int row = ccopt_shared_rows[ch * 3LL + rank];
+// CHECK: if (row >= 0 && row < 2) { // 2 tasks alike
+// CHECK-NEXT: const auto* const k = ccopt_shared_shared0 + (row - 0) * 3;
+// CHECK-NEXT: const long long r = rank;
+// CHECK: { // copy
+// CHECK-NEXT: const long long src_i = i1;
+// CHECK: const long long dst_i = (i1 + k[0]);
+// CHECK: { // send
+// CHECK-NEXT: const long long to = k[1];
+// CHECK: const long long dst_i = (i1 + k[0]);
+// CHECK: const long long to = k[2];
+// CHECK: { // recv
+// CHECK-NEXT: const long long from = k[1];
+// CHECK: if (ch == 0 && rank == 2) {
+// CHECK-NOT: k[
+// CHECK: cc_end(args, rank);
+sched.program @shared attributes {algorithm = "direct", channels = 1 : i64,
+    collective = #ccl<collective all_gather>, element_type = i32,
+    input_count = 2 : i64, output_count = 6 : i64, ranks = 3 : i64,
+    scratch_count = 0 : i64} {
+  sched.task channel 0 rank 0 {
+    sched.loop 0 to 2 {
+      sched.copy <input, (d0, d1) -> (d1), 2> -> <output, (d0, d1) -> (d1), 6>
+      sched.send <input, (d0, d1) -> (d1), 2> to affine_map<(d0, d1) -> (1)> at <output, (d0, d1) -> (d1), 6>
+      sched.send <input, (d0, d1) -> (d1), 2> to affine_map<(d0, d1) -> (2)> at <output, (d0, d1) -> (d1), 6>
+    }
+    sched.loop 0 to 2 {
+      sched.recv from affine_map<(d0, d1) -> (1)>
+      sched.recv from affine_map<(d0, d1) -> (2)>
+    }
+  }
+  sched.task channel 0 rank 1 {
+    sched.loop 0 to 2 {
+      sched.copy <input, (d0, d1) -> (d1), 2> -> <output, (d0, d1) -> (d1 + 2), 6>
+      sched.send <input, (d0, d1) -> (d1), 2> to affine_map<(d0, d1) -> (2)> at <output, (d0, d1) -> (d1 + 2), 6>
+      sched.send <input, (d0, d1) -> (d1), 2> to affine_map<(d0, d1) -> (0)> at <output, (d0, d1) -> (d1 + 2), 6>
+    }
+    sched.loop 0 to 2 {
+      sched.recv from affine_map<(d0, d1) -> (2)>
+      sched.recv from affine_map<(d0, d1) -> (0)>
+    }
+  }
+  sched.task channel 0 rank 2 {
+    sched.loop 0 to 2 {
+      sched.recv from affine_map<(d0, d1) -> (0)>
+      sched.recv from affine_map<(d0, d1) -> (1)>
+    }
+    sched.loop 0 to 2 {
+      sched.copy <input, (d0, d1) -> (d1), 2> -> <output, (d0, d1) -> (d1 + 4), 6>
+      sched.send <input, (d0, d1) -> (d1), 2> to affine_map<(d0, d1) -> (0)> at <output, (d0, d1) -> (d1 + 4), 6>
+      sched.send <input, (d0, d1) -> (d1), 2> to affine_map<(d0, d1) -> (1)> at <output, (d0, d1) -> (d1 + 4), 6>
+    }
+  }
+}
+
 // A task with a rank order: d0 and peers are positions in it.
 // CHECK-LABEL: // ordered: all_reduce sum, ring, 4 ranks
 // CHECK: CC_TABLE int ccopt_ordered_task0_order[] = {0, 2, 3, 1};

@@ -37,11 +37,15 @@
 // RS-REPORT-SAME: reduce_scatter
 
 // RUN: ccopt %examples/schedules/recursive-halving-reduce-scatter-v100x4.mlir --topo v100x8 --emit=cuda | FileCheck %s --check-prefix=RS-CUDA
+// Its twelve tasks differ only in peers and parts: one body over a table.
+// RS-CUDA: CC_TABLE int ccopt_recursive_halving_reduce_scatter_rows[] = {0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11};
 // RS-CUDA: CC_KERNEL(ccopt_recursive_halving_reduce_scatter) {
-// RS-CUDA: if (ch == 0 && rank == 0) {
+// RS-CUDA: if (row >= 0 && row < 12) { // 12 tasks alike
+// RS-CUDA: const long long from = k[{{[0-9]+}}];
 // RS-CUDA: cc_wait_recv(args, rank, ch, from);
 // RS-CUDA: cc_reduce<
-// RS-CUDA: if (ch == 2 && rank == 3) {
+// RS-CUDA-NOT: rank ==
+// RS-CUDA: cc_end(args, rank);
 
 // Its links = "nvlink" holds on the quad of GPUs 0-3, not on GPUs 4-7 placed
 // as 0, 5, 6, 7 (GPU 0 reaches 5-7 only through PCIe).

@@ -1,0 +1,182 @@
+//===- SharedBodies.cpp - per-rank tasks that share one kernel body -------===//
+
+#include "codegen/SharedBodies.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::sched;
+
+namespace {
+
+/// `expr` with each constant, left to right, replaced by `constant(value)`.
+AffineExpr rewriteConstants(AffineExpr expr,
+                            function_ref<AffineExpr(int64_t)> constant) {
+  if (auto value = dyn_cast<AffineConstantExpr>(expr))
+    return constant(value.getValue());
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin)
+    return expr;
+  AffineExpr lhs = rewriteConstants(bin.getLHS(), constant);
+  AffineExpr rhs = rewriteConstants(bin.getRHS(), constant);
+  return getAffineBinaryOpExpr(expr.getKind(), lhs, rhs);
+}
+
+/// `map` with each constant, left to right, replaced by `constant(value)`,
+/// over `symbols` symbols (or as many as it uses).
+AffineMap rewriteConstants(AffineMap map, std::optional<unsigned> symbols,
+                           function_ref<AffineExpr(int64_t)> constant) {
+  SmallVector<AffineExpr> results;
+  unsigned used = 0;
+  for (AffineExpr result : map.getResults()) {
+    // Offsets are read as `x + c` even where c is 0 (`d1` on one channel is
+    // `d1 + 4` on the next), so that they differ only in c.
+    auto sum = dyn_cast<AffineBinaryOpExpr>(result);
+    bool offset = isa<AffineConstantExpr>(result) ||
+                  (sum && sum.getKind() == AffineExprKind::Add &&
+                   isa<AffineConstantExpr>(sum.getRHS()));
+    if (offset)
+      results.push_back(rewriteConstants(result, constant));
+    else
+      results.push_back(rewriteConstants(result, constant) + constant(0));
+    results.back().walk([&](AffineExpr e) {
+      if (auto symbol = dyn_cast<AffineSymbolExpr>(e))
+        used = std::max(used, symbol.getPosition() + 1);
+    });
+  }
+  return AffineMap::get(map.getNumDims(), symbols.value_or(used), results,
+                        map.getContext());
+}
+
+using Word = uintptr_t;
+Word word(const void *pointer) { return reinterpret_cast<Word>(pointer); }
+
+/// Walks a task body in order: `shape` gets the words of what must match
+/// (steps, loops, buffers, which attributes of a step repeat), `onMap` each
+/// affine map (a peer, a part's index) with its step and attribute.
+void walkBody(Block &block, function_ref<void(Word)> shape,
+              function_ref<void(Operation *, Attribute, AffineMap)> onMap) {
+  for (Operation &op : block) {
+    shape(word(op.getName().getAsOpaquePointer()));
+    SmallVector<Attribute, 8> seen;
+    auto add = [&](Attribute value) {
+      // The printed task's maps are keyed by attribute: a step that names
+      // one part twice must do so in every task of its group.
+      shape(llvm::find(seen, value) - seen.begin());
+      seen.push_back(value);
+      if (auto map = dyn_cast_if_present<AffineMapAttr>(value))
+        return onMap(&op, value, map.getValue());
+      if (auto part = dyn_cast_if_present<PartAttr>(value)) {
+        shape(static_cast<Word>(part.getBuffer()));
+        shape(part.getParts());
+        return onMap(&op, value, part.getIndex());
+      }
+      shape(value ? word(value.getAsOpaquePointer()) : 0);
+    };
+    forEachInherentAttr(&op, add);
+    for (NamedAttribute attr : op.getDiscardableAttrs()) {
+      shape(word(attr.getName().getAsOpaquePointer()));
+      add(attr.getValue());
+    }
+    for (Region &region : op.getRegions()) {
+      shape(1); // nesting brackets
+      walkBody(region.front(), shape, onMap);
+      shape(2);
+    }
+  }
+}
+
+/// A task's shape (its maps with every constant a symbol) and constants.
+std::pair<std::vector<Word>, std::vector<int64_t>> shapeOf(TaskOp task) {
+  std::vector<Word> shape;
+  std::vector<int64_t> constants;
+  MLIRContext *ctx = task.getContext();
+  walkBody(
+      task.getBody().front(), [&](Word w) { shape.push_back(w); },
+      [&](Operation *, Attribute, AffineMap map) {
+        unsigned symbols = 0;
+        AffineMap abstract =
+            rewriteConstants(map, std::nullopt, [&](int64_t value) {
+              constants.push_back(value);
+              return getAffineSymbolExpr(symbols++, ctx);
+            });
+        shape.push_back(word(abstract.getAsOpaquePointer()));
+      });
+  return {std::move(shape), std::move(constants)};
+}
+
+} // namespace
+
+std::vector<ccopt::SharedBody> ccopt::sharedBodies(ProgramOp program) {
+  int64_t ranks = program.getRanks();
+  auto tasks = program.getBody().front().getOps<TaskOp>();
+  std::vector<int> runs(program.getChannels() * ranks, 0);
+  for (TaskOp task : tasks) {
+    int64_t first = task.getChannel() * ranks;
+    if (auto rank = task.getRank())
+      ++runs[first + *rank];
+    else
+      for (int64_t r = 0; r < ranks; ++r)
+        ++runs[first + r];
+  }
+  std::map<std::vector<Word>, size_t> groupWith;
+  std::vector<SharedBody> groups;
+  std::vector<std::vector<std::vector<int64_t>>> constants;
+  for (TaskOp task : tasks) {
+    auto rank = task.getRank();
+    if (!rank || runs[task.getChannel() * ranks + *rank] != 1)
+      continue;
+    auto [shape, values] = shapeOf(task);
+    auto [it, fresh] = groupWith.try_emplace(std::move(shape), groups.size());
+    if (fresh) {
+      groups.emplace_back();
+      constants.emplace_back();
+    }
+    groups[it->second].tasks.push_back(task);
+    constants[it->second].push_back(std::move(values));
+  }
+  std::vector<SharedBody> shared;
+  for (auto [body, rows] : llvm::zip(groups, constants)) {
+    if (body.tasks.size() < 2)
+      continue;
+    // Constants alike in every task stay in the body; constants that differ
+    // alike (a part's offset in every step) share a column.
+    std::vector<int64_t> column(rows.front().size(), -1);
+    std::map<std::vector<int64_t>, int64_t> columnWith;
+    std::vector<size_t> firstOf; // per column, a constant it holds
+    for (size_t j = 0; j < column.size(); ++j) {
+      std::vector<int64_t> values;
+      for (const std::vector<int64_t> &row : rows)
+        values.push_back(row[j]);
+      if (llvm::all_equal(values))
+        continue;
+      auto [it, fresh] = columnWith.try_emplace(std::move(values), body.width);
+      column[j] = it->second;
+      if (fresh) {
+        firstOf.push_back(j);
+        ++body.width;
+      }
+    }
+    for (const std::vector<int64_t> &row : rows)
+      for (size_t j : firstOf)
+        body.table.push_back(row[j]);
+    MLIRContext *ctx = program.getContext();
+    size_t next = 0;
+    walkBody(
+        body.tasks.front().getBody().front(), [](Word) {},
+        [&](Operation *op, Attribute attr, AffineMap map) {
+          body.maps.try_emplace(
+              {op, attr}, rewriteConstants(map, body.width, [&](int64_t value) {
+                int64_t j = column[next++];
+                return j < 0 ? getAffineConstantExpr(value, ctx)
+                             : getAffineSymbolExpr(j, ctx);
+              }));
+        });
+    shared.push_back(std::move(body));
+  }
+  return shared;
+}

@@ -1,0 +1,42 @@
+//===- SharedBodies.h - per-rank tasks that share one kernel body -*- C++ -*-===//
+//
+// Trees, binomial trees and relays give every rank (and channel) a task of
+// its own whose steps differ from its neighbours' only in constants: the
+// peers and the part indices. Printed one by one, 1024 ranks on 16 channels
+// make a kernel NVRTC cannot compile in useful time; NCCL keeps its trees as
+// data instead. Tasks alike but for their constants share one body here, and
+// the constants that differ become a table row per task.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CCOPT_CODEGEN_SHAREDBODIES_H
+#define CCOPT_CODEGEN_SHAREDBODIES_H
+
+#include "dialect/Sched/SchedDialect.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <vector>
+
+namespace ccopt {
+
+struct SharedBody {
+  /// The tasks, in program order; the first one's body is printed.
+  std::vector<mlir::sched::TaskOp> tasks;
+  /// Constants that differ among the tasks, per task (a row of `width`).
+  int64_t width = 0;
+  std::vector<int64_t> table;
+  /// The printed task's maps, keyed by (step, attribute), with each
+  /// differing constant as symbol j for column j of the row.
+  llvm::DenseMap<std::pair<mlir::Operation *, mlir::Attribute>, mlir::AffineMap>
+      maps;
+};
+
+/// Groups of two or more per-rank tasks of `program` alike but for the
+/// constants of their maps. Only tasks that are the one task of their
+/// channel and rank are grouped (they may then run in any order).
+std::vector<SharedBody> sharedBodies(mlir::sched::ProgramOp program);
+
+} // namespace ccopt
+
+#endif
