@@ -4,14 +4,17 @@
 // per element range, which ranks' inputs were combined there and from which
 // input element; messages carry vector clocks so that every access can be
 // checked against the last write and the reads since (happens-before), the
-// way a race detector would. Channels that run the first one's steps moved
-// to other elements are proven by executing the first (channelShifts).
+// way a race detector would. Channels that run another's steps moved to
+// other elements (and, for an all-reduce, with the ranks renamed by a
+// symmetry of the machine: a tree on each rail) are proven by executing
+// that one (channelProofs).
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 #include "dialect/Sched/ChannelClasses.h"
 #include "dialect/Sched/StepWalker.h"
+#include "topology/Simulator.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -22,6 +25,7 @@
 #include <variant>
 #include <map>
 #include <set>
+#include <tuple>
 #include <array>
 
 namespace ccopt {
@@ -147,9 +151,15 @@ int memoryIndex(ProgramOp program, BufferKind kind) {
   return static_cast<int>(kind);
 }
 
-/// Per channel, per memory (input, output, scratch; an in-place output is
-/// the input): how many elements past channel 0's channel c's accesses lie.
-using Shifts = std::vector<std::array<int64_t, 3>>;
+/// How a channel is proven: it runs channel `source`'s steps (itself: it is
+/// executed), its accesses `shift` elements past the source's per memory
+/// (input, output, scratch; an in-place output is the input).
+struct ChannelProof {
+  int64_t source;
+  std::array<int64_t, 3> shift{0, 0, 0};
+};
+using Proofs = std::vector<ChannelProof>;
+using Runs = std::vector<std::pair<int64_t, int64_t>>;
 
 class SymbolicExecution {
 public:
@@ -169,15 +179,22 @@ private:
 
   // Access helpers; all report through fail().
   Memory &memory(int64_t rank, BufferKind kind);
-  /// Whether channel 0's accesses, moved as `shifts` say, prove every
-  /// channel: no two channels touch one element and the output is covered.
-  bool shiftsProveEveryChannel();
-  /// Whether channel 0 touched an element of [begin, end) of `kind` (once
-  /// shiftsProveEveryChannel merged its runs).
+  /// Whether the executed channels' accesses, moved as `proofs` say,
+  /// prove every channel: no two channels touch one element and the output
+  /// is covered.
+  bool proofsProveEveryChannel();
+  /// Whether an executed channel touched an element of [begin, end) of
+  /// `kind` (once proofsProveEveryChannel merged its runs).
   bool touches(BufferKind kind, int64_t begin, int64_t end) {
-    const auto &runs = touched[memoryIndex(program, kind)];
-    auto it = llvm::lower_bound(runs, std::make_pair(end, int64_t(0)));
-    return it != runs.begin() && std::prev(it)->second > begin;
+    for (auto [c, proof] : llvm::enumerate(*proofs)) {
+      if (proof.source != int64_t(c))
+        continue;
+      const Runs &runs = touched[c][memoryIndex(program, kind)];
+      auto it = llvm::lower_bound(runs, std::make_pair(end, int64_t(0)));
+      if (it != runs.begin() && std::prev(it)->second > begin)
+        return true;
+    }
+    return false;
   }
   std::optional<ElementRange> range(Thread &t, Operation *op, PartAttr part,
                                     ArrayRef<int64_t> dims);
@@ -221,12 +238,12 @@ private:
   }
 
   ProgramOp program;
-  int64_t n, channels; // channels executed
-  /// Where channel c runs channel 0's steps (channelShifts); when set, only
-  /// channel 0 runs and `touched` gathers the elements it reads or writes
-  /// (over every rank), per memory.
-  std::optional<Shifts> shifts;
-  std::array<std::vector<std::pair<int64_t, int64_t>>, 3> touched;
+  int64_t n, channels;
+  /// How each channel is proven (channelProofs); when set, only the
+  /// sources run and `touched` gathers the elements each reads or writes
+  /// (over every rank), per channel and memory.
+  std::optional<Proofs> proofs;
+  std::vector<std::array<Runs, 3>> touched;
   bool raceCheck;
   MachineCheck onMachine;
   bool hasFailed = false;
@@ -285,8 +302,8 @@ std::optional<ElementRange> SymbolicExecution::range(Thread &t, Operation *op,
     fail(t, op) << "part index " << evaluate(part.getIndex(), dims)
                 << " of the " << stringifyBufferKind(part.getBuffer())
                 << " buffer is outside [0, " << part.getParts() << ")";
-  else if (shifts)
-    touched[memoryIndex(program, r->buffer)].push_back({r->begin, r->end});
+  else if (proofs)
+    touched[t.channel][memoryIndex(program, r->buffer)].push_back({r->begin, r->end});
   return r;
 }
 
@@ -744,27 +761,50 @@ void SymbolicExecution::runThread(Thread &t) {
   }
 }
 
-/// Where each channel runs channel 0's steps, or std::nullopt: one
-/// parametric task per channel, all alike (channelRepresentatives), each part
-/// of channel c channel 0's with its index moved by a constant, the same
-/// number of elements for every part of one memory (parts of equal size),
-/// input and output moved alike, for a collective whose output element e
-/// needs input element e + a constant of the rank, from a fixed set of ranks
-/// (all_reduce, reduce_scatter, broadcast, reduce, send/recv).
-static std::optional<Shifts> channelShifts(ProgramOp program) {
-  int64_t C = program.getChannels();
+/// How to prove every channel from a few: a channel that runs another's
+/// steps with its parts moved by a constant number of elements per memory
+/// (input and output alike, parts of equal size), for a collective whose
+/// output element e needs input element e + a constant of the rank, from a
+/// fixed set of ranks (all_reduce, reduce_scatter, broadcast, reduce,
+/// send/recv), is proven by that one. For an all-reduce (every rank ends
+/// with every rank's sum, whatever their names), also one that runs
+/// another's steps with the ranks renamed by a symmetry of the machine
+/// (ChannelShapes::images: NCCL's trees, one per rail).
+static std::optional<Proofs> channelProofs(ProgramOp program,
+                                           const ccopt::topo::Machine *machine) {
+  int64_t C = program.getChannels(), n = program.getRanks();
   if (C == 1 ||
       !llvm::is_contained({CollectiveKind::AllReduce, CollectiveKind::Broadcast,
                            CollectiveKind::Reduce, CollectiveKind::SendRecv,
                            CollectiveKind::ReduceScatter},
-                          program.getCollective()) ||
-      llvm::any_of(channelRepresentatives(program), [](int64_t r) { return r != 0; }))
+                          program.getCollective()))
     return std::nullopt;
-  std::vector<TaskOp> tasks(C);
-  for (TaskOp task : program.getBody().front().getOps<TaskOp>()) {
-    if (task.getRank() || tasks[task.getChannel()])
+  ChannelShapes shapes(program);
+  auto classes = shapes.classes();
+  // Per channel, its source and the renaming of ranks (-1: none).
+  std::vector<std::pair<int64_t, int64_t>> sources(C, {classes.front().first, -1});
+  std::vector<std::vector<int64_t>> renamings;
+  if (classes.size() > 1) {
+    if (program.getCollective() != CollectiveKind::AllReduce || !machine)
       return std::nullopt;
-    tasks[task.getChannel()] = task;
+    for (ccopt::topo::RankSymmetry &symmetry : ccopt::topo::rankSymmetries(program, *machine))
+      renamings.push_back(std::move(symmetry.ranks));
+    auto images = shapes.images(classes, renamings);
+    if (!images)
+      return std::nullopt;
+    sources = std::move(images->sources);
+  }
+  // Every channel's task per rank (a parametric one stands for all).
+  std::vector<std::vector<TaskOp>> taskOf(C, std::vector<TaskOp>(n));
+  for (TaskOp task : program.getBody().front().getOps<TaskOp>()) {
+    auto &ofRank = taskOf[task.getChannel()];
+    for (int64_t r = task.getRank() ? *task.getRank() : 0,
+                 e = task.getRank() ? r + 1 : n;
+         r < e; ++r) {
+      if (ofRank[r])
+        return std::nullopt; // a rank with two tasks on one channel
+      ofRank[r] = task;
+    }
   }
   auto partsOf = [](TaskOp task) {
     SmallVector<PartAttr> parts;
@@ -776,93 +816,137 @@ static std::optional<Shifts> channelShifts(ProgramOp program) {
     });
     return parts;
   };
-  SmallVector<PartAttr> first = partsOf(tasks[0]);
-  Shifts shifts(C, {0, 0, 0});
-  for (int64_t c = 1; c < C; ++c) {
-    SmallVector<PartAttr> parts = partsOf(tasks[c]);
-    if (parts.size() != first.size())
+  // How far one part index lies past another, in elements (memoized: a
+  // channel's tasks name few distinct parts).
+  llvm::DenseMap<std::pair<Attribute, Attribute>, std::optional<int64_t>> apart;
+  auto distance = [&](PartAttr mine, PartAttr theirs) -> std::optional<int64_t> {
+    auto [it, fresh] = apart.try_emplace({mine, theirs}, std::nullopt);
+    if (!fresh)
+      return it->second;
+    int64_t count = program.getCount(theirs.getBuffer());
+    if (mine.getBuffer() != theirs.getBuffer() || mine.getParts() != theirs.getParts() ||
+        count % theirs.getParts())
       return std::nullopt;
+    AffineMap index = theirs.getIndex();
+    auto by = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
+        mine.getIndex().getResult(0) - index.getResult(0), index.getNumDims(), 0));
+    if (by)
+      it->second = by.getValue() * (count / theirs.getParts());
+    return it->second;
+  };
+  Proofs proofs(C);
+  for (int64_t c = 0; c < C; ++c) {
+    auto [source, renaming] = sources[c];
+    proofs[c].source = source;
+    if (source == c)
+      continue;
     std::array<std::optional<int64_t>, 3> moved;
-    for (auto [mine, theirs] : llvm::zip(parts, first)) {
-      int64_t count = program.getCount(theirs.getBuffer());
-      if (mine.getBuffer() != theirs.getBuffer() || mine.getParts() != theirs.getParts() ||
-          count % theirs.getParts())
+    llvm::DenseSet<std::pair<Operation *, Operation *>> compared;
+    for (int64_t r = 0; r < n; ++r) {
+      TaskOp theirs = taskOf[source][r];
+      TaskOp mine = taskOf[c][renaming < 0 ? r : renamings[renaming][r]];
+      if (!mine != !theirs)
         return std::nullopt;
-      AffineMap index = theirs.getIndex();
-      auto by = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
-          mine.getIndex().getResult(0) - index.getResult(0), index.getNumDims(), 0));
-      if (!by)
+      if (!mine || !compared.insert({mine, theirs}).second)
+        continue;
+      SmallVector<PartAttr> myParts = partsOf(mine), theirParts = partsOf(theirs);
+      if (myParts.size() != theirParts.size())
         return std::nullopt;
-      int64_t elements = by.getValue() * (count / theirs.getParts());
-      std::optional<int64_t> &m = moved[memoryIndex(program, theirs.getBuffer())];
-      if (m && *m != elements)
-        return std::nullopt;
-      m = elements;
+      for (auto [part, other] : llvm::zip(myParts, theirParts)) {
+        std::optional<int64_t> elements = distance(part, other);
+        if (!elements)
+          return std::nullopt;
+        std::optional<int64_t> &m = moved[memoryIndex(program, other.getBuffer())];
+        if (m && *m != *elements)
+          return std::nullopt;
+        m = elements;
+      }
     }
     if (moved[0] && moved[1] && *moved[0] != *moved[1])
       return std::nullopt; // output e would not hold input e
     for (int k = 0; k < 3; ++k)
-      shifts[c][k] = moved[k].value_or(0);
+      proofs[c].shift[k] = moved[k].value_or(0);
   }
-  return shifts;
+  return proofs;
 }
 
-bool SymbolicExecution::shiftsProveEveryChannel() {
-  int64_t C = shifts->size();
+/// Whether a run of `b`, moved by `delta`, meets a run of `a` (both sorted
+/// and merged).
+static bool meet(const Runs &a, const Runs &b, int64_t delta) {
+  size_t i = 0;
+  for (auto [begin, end] : b) {
+    while (i < a.size() && a[i].second <= begin + delta)
+      ++i;
+    if (i < a.size() && a[i].first < end + delta)
+      return true;
+  }
+  return false;
+}
+
+bool SymbolicExecution::proofsProveEveryChannel() {
+  int64_t C = proofs->size();
+  auto source = [&](int64_t c) { return (*proofs)[c].source; };
   for (int k = 0; k < 3; ++k) {
-    // Channel 0's elements, merged.
-    auto &runs = touched[k];
-    llvm::sort(runs);
-    std::vector<std::pair<int64_t, int64_t>> merged;
-    for (auto [b, e] : runs) {
-      if (!merged.empty() && b <= merged.back().second)
-        merged.back().second = std::max(merged.back().second, e);
-      else
-        merged.push_back({b, e});
-    }
-    runs = merged;
-    if (runs.empty())
-      continue;
-    // Every channel stays in the memory (as each part index would have to).
-    auto [low, high] = std::minmax_element(
-        shifts->begin(), shifts->end(),
-        [&](const auto &a, const auto &b) { return a[k] < b[k]; });
-    if (runs.front().first + (*low)[k] < 0 ||
-        runs.back().second + (*high)[k] > program.getCount(BufferKind(k)))
-      return false;
-    // No two channels meet: channel 0's elements miss their own moves by
-    // every difference of two channels' shifts.
-    std::set<int64_t> apart;
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t d = c + 1; d < C; ++d)
-        apart.insert(std::abs((*shifts)[d][k] - (*shifts)[c][k]));
-    for (int64_t delta : apart) {
-      size_t j = 0;
-      for (auto [b, e] : runs) { // does [b + delta, e + delta) meet a run?
-        while (j < runs.size() && runs[j].second <= b + delta)
-          ++j;
-        if (delta == 0 || (j < runs.size() && runs[j].first < e + delta))
-          return false;
+    // The executed channels' elements, merged.
+    for (int64_t c = 0; c < C; ++c) {
+      if (source(c) != c)
+        continue;
+      Runs &runs = touched[c][k];
+      llvm::sort(runs);
+      Runs merged;
+      for (auto [b, e] : runs) {
+        if (!merged.empty() && b <= merged.back().second)
+          merged.back().second = std::max(merged.back().second, e);
+        else
+          merged.push_back({b, e});
       }
+      runs = std::move(merged);
+    }
+    // Every channel stays in the memory (as each part index would have to).
+    for (int64_t c = 0; c < C; ++c) {
+      const Runs &runs = touched[source(c)][k];
+      int64_t shift = (*proofs)[c].shift[k];
+      if (!runs.empty() && (runs.front().first + shift < 0 ||
+                            runs.back().second + shift > program.getCount(BufferKind(k))))
+        return false;
+    }
+    // No two channels meet: each pair of sources misses the other by every
+    // difference of two of their channels' shifts.
+    std::set<std::tuple<int64_t, int64_t, int64_t>> pairs; // sources, delta
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t d = c + 1; d < C; ++d) {
+        int64_t a = source(c), b = source(d);
+        int64_t delta = (*proofs)[d].shift[k] - (*proofs)[c].shift[k];
+        if (a > b || (a == b && delta < 0)) {
+          std::swap(a, b);
+          delta = -delta;
+        }
+        pairs.insert({a, b, delta});
+      }
+    for (auto [a, b, delta] : pairs) {
+      const Runs &runsA = touched[a][k], &runsB = touched[b][k];
+      if ((a == b && delta == 0 && !runsA.empty()) || meet(runsA, runsB, delta))
+        return false;
     }
   }
   // The channels' outputs cover the output.
   int64_t written = 0;
-  for (auto [b, e] : touched[memoryIndex(program, BufferKind::Output)])
-    written += e - b;
-  return written * C == program.getOutputCount();
+  for (int64_t c = 0; c < C; ++c)
+    for (auto [b, e] : touched[source(c)][memoryIndex(program, BufferKind::Output)])
+      written += e - b;
+  return written == program.getOutputCount();
 }
 
 LogicalResult SymbolicExecution::run() {
-  if (auto moves = channelShifts(program)) {
-    // Channel 0 alone, quietly: anything short of a proof (a failure, or
+  if (auto proofs = channelProofs(program, onMachine.machine)) {
+    // The sources alone, quietly: anything short of a proof (a failure, or
     // moves that overlap) runs every channel, which reports.
-    SymbolicExecution first(program, raceCheck, onMachine);
-    first.shifts = std::move(moves);
-    first.channels = 1;
+    SymbolicExecution sources(program, raceCheck, onMachine);
+    sources.proofs = std::move(proofs);
+    sources.touched.resize(channels);
     ScopedDiagnosticHandler quiet(program.getContext(),
                                   [](Diagnostic &) { return success(); });
-    if (succeeded(first.execute()))
+    if (succeeded(sources.execute()))
       return success();
   }
   return execute();
@@ -875,6 +959,8 @@ LogicalResult SymbolicExecution::execute() {
   for (int64_t rank = 0; rank < n; ++rank)
     for (int64_t ch = 0; ch < channels; ++ch) {
       threads.push_back(Thread{rank, ch, StepWalker(tasks, rank, ch)});
+      // A channel another's run proves does not run.
+      threads.back().done = proofs && (*proofs)[ch].source != ch;
       if (raceCheck)
         threads.back().clock.assign(n * channels, 0);
     }
@@ -941,7 +1027,7 @@ static std::optional<Content> expected(ProgramOp program, int64_t rank, int64_t 
 }
 
 LogicalResult SymbolicExecution::checkEnd() {
-  if (shifts && !shiftsProveEveryChannel())
+  if (proofs && !proofsProveEveryChannel())
     return failure();
   for (Thread &t : threads) {
     if (!t.done) {
@@ -986,7 +1072,7 @@ LogicalResult SymbolicExecution::checkEnd() {
     for (auto &[start, piece] : mem) {
       if (start >= count)
         break;
-      if (shifts && !touches(BufferKind::Output, start, piece.end))
+      if (proofs && !touches(BufferKind::Output, start, piece.end))
         continue; // another channel's, proven by the moves
       for (int64_t e : {start, piece.end - 1}) {
         auto want = expected(program, rank, e);

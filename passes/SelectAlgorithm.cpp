@@ -37,13 +37,6 @@ constexpr int64_t kDirectScratchBytes = int64_t(256) << 20;
 /// Beyond this many ranks the direct algorithms' n-1 sends in a row lose to
 /// anything with fewer hops, and verifying them costs n^2 steps.
 constexpr int64_t kDirectMaxRanks = 64;
-/// Tasks a chosen schedule may have: the kernel has a body per task, and
-/// algorithms with a task per rank and channel (trees, binomial trees,
-/// relays) grow with the world; a 1024-rank tree on 16 channels was 870k
-/// lines of CUDA, which NVRTC cannot compile in useful time (its 8-rank
-/// 16-channel all-reduce, 70 KB, takes 13 s). 128 ranks on 32 channels
-/// pass.
-constexpr int64_t kMaxTasks = 4096;
 /// The smallest piece a tree's search cuts.
 constexpr int64_t kMinTreePieceBytes = 32 << 10;
 
@@ -159,8 +152,6 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     b.setInsertionPointToStart(scratch->getBody());
     sched::ProgramOp program = buildCollective(b, b.getUnknownLoc(), "candidate",
                                                c, &machine, algorithm, chunks, channels);
-    if (llvm::range_size(program.getBody().front().getOps<sched::TaskOp>()) > kMaxTasks)
-      return 1e300;
     // What no chunking of this candidate beats under each protocol: the
     // collective's bound, and the busiest task's steps one after the other.
     topo::TaskLoads loads = topo::taskLoads(program);
@@ -348,12 +339,14 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
             break;
           // The chunks double while that gets faster, so a pipeline's first
           // candidate runs to the end, even when slower than the best so far
-          // (more chunks may win), the next ones only while they beat it;
-          // other candidates only while they beat the best so far.
+          // (more chunks may win), unless it is the last the search tries;
+          // the next ones only while they beat it; other candidates only
+          // while they beat the best so far.
           tried.insert({channels, chunks});
-          double giveUpAfter = bestChunks ? bestChunks->timeUs
-                               : pipelined ? 1e300
-                                           : fastest;
+          bool doubles = chunks * 2 <= most && steps * 2 <= kStepBudget;
+          double giveUpAfter = bestChunks            ? bestChunks->timeUs
+                               : pipelined && doubles ? 1e300
+                                                      : fastest;
           std::string protocol;
           double us = timeOf(c, bound, fastest, giveUpAfter, algorithm,
                              channels, chunks, steps, protocol);
@@ -385,6 +378,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       }
       for (auto [chunks, protocols] : ncclPieces) {
         int64_t steps = n * channels * chunks * stepsPerRank(c, algorithm, perNode);
+        // Fewer pieces than the search's first do not stream faster
+        // through a tree (firstChunks).
+        if (algorithm == "tree" && chunks < firstChunks(c, algorithm, channels, perNode))
+          continue;
         if (steps <= 16 * kStepBudget && !tried.count({channels, chunks})) {
           std::string protocol;
           double us = timeOf(c, bound, fastest, fastest, algorithm, channels,

@@ -694,29 +694,14 @@ int64_t periodOf(ProgramOp program, const Machine &machine,
 /// the machine's node symmetries, and finds the links' orbits under those.
 void foldImages(ProgramOp program, const Machine &machine,
                 const ChannelShapes &shapes, Symmetry &symmetry) {
-  const std::vector<NodeSymmetry> &nodeSymmetries = xorSymmetries(machine);
-  if (nodeSymmetries.empty())
+  std::vector<RankSymmetry> symmetries = rankSymmetries(program, machine);
+  if (symmetries.empty())
     return;
-  // Each as a renumbering of the schedule's ranks (where it keeps them
-  // among themselves).
-  int64_t n = program.getRanks();
-  llvm::DenseMap<int, int64_t> scheduleRank;
-  for (int64_t r = 0; r < n; ++r)
-    scheduleRank[program.worldRank(r)] = r;
   std::vector<std::vector<int64_t>> permutations;
   std::vector<const NodeSymmetry *> of;
-  for (const NodeSymmetry &node : nodeSymmetries) {
-    std::vector<int64_t> permutation;
-    for (int64_t r = 0; r < n; ++r) {
-      auto it = scheduleRank.find(node.ranks[program.worldRank(r)]);
-      if (it == scheduleRank.end())
-        break;
-      permutation.push_back(it->second);
-    }
-    if (static_cast<int64_t>(permutation.size()) == n) {
-      permutations.push_back(std::move(permutation));
-      of.push_back(&node);
-    }
+  for (RankSymmetry &symmetry : symmetries) {
+    permutations.push_back(std::move(symmetry.ranks));
+    of.push_back(symmetry.node);
   }
   auto images = shapes.images(symmetry.channelClasses, permutations);
   if (!images || hasMultimemSteps(program)) // NVLS flows use each rank's own switch links
@@ -744,6 +729,27 @@ void foldImages(ProgramOp program, const Machine &machine,
 
 int64_t ccopt::topo::rankPeriod(ProgramOp program, const Machine &machine) {
   return periodOf(program, machine, channelClasses(program));
+}
+
+std::vector<RankSymmetry> ccopt::topo::rankSymmetries(ProgramOp program,
+                                                      const Machine &machine) {
+  int64_t n = program.getRanks();
+  llvm::DenseMap<int, int64_t> scheduleRank;
+  for (int64_t r = 0; r < n; ++r)
+    scheduleRank[program.worldRank(r)] = r;
+  std::vector<RankSymmetry> symmetries;
+  for (const NodeSymmetry &node : xorSymmetries(machine)) {
+    RankSymmetry symmetry{{}, &node};
+    for (int64_t r = 0; r < n; ++r) {
+      auto it = scheduleRank.find(node.ranks[program.worldRank(r)]);
+      if (it == scheduleRank.end())
+        break;
+      symmetry.ranks.push_back(it->second);
+    }
+    if (static_cast<int64_t>(symmetry.ranks.size()) == n)
+      symmetries.push_back(std::move(symmetry));
+  }
+  return symmetries;
 }
 
 Symmetry ccopt::topo::symmetryOf(ProgramOp program, const Machine &machine) {

@@ -16,6 +16,7 @@
 #include "dialect/Sched/SchedDialect.h"
 #include "dialect/Sched/StepWalker.h"
 #include "topology/Machine.h"
+#include "topology/NodeSymmetry.h"
 #include "topology/Protocol.h"
 
 #include "llvm/Support/Error.h"
@@ -105,6 +106,15 @@ struct SimResult {
 int64_t rankPeriod(mlir::sched::ProgramOp program, const Machine &machine);
 
 Symmetry symmetryOf(mlir::sched::ProgramOp program, const Machine &machine);
+
+/// The machine's node symmetries (xorSymmetries) that keep `program`'s
+/// ranks among themselves, each as a renumbering of its schedule ranks.
+struct RankSymmetry {
+  std::vector<int64_t> ranks;
+  const NodeSymmetry *node;
+};
+std::vector<RankSymmetry> rankSymmetries(mlir::sched::ProgramOp program,
+                                         const Machine &machine);
 
 /// What each task of `program` moves one step after the other: bytes it
 /// sends and bytes it copies or reduces locally (parts at their smallest

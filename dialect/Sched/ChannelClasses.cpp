@@ -201,13 +201,26 @@ ChannelShapes::images(ArrayRef<std::pair<int64_t, int64_t>> classes,
     }
   if (result.permutations.empty())
     return std::nullopt;
+  // Per class, the class it is an image of (itself where it stands for
+  // others) and under which permutation.
+  std::vector<std::pair<size_t, int64_t>> sourceOf(classes.size(), {0, -1});
   std::vector<bool> covered(classes.size(), false);
   for (auto [i, c] : llvm::enumerate(classes)) {
     if (covered[i])
       continue;
-    for (const std::vector<size_t> &image : images)
+    sourceOf[i] = {i, -1};
+    for (auto [image, p] : llvm::zip(images, result.permutations)) {
       covered[image[i]] = true;
+      sourceOf[image[i]] = {i, int64_t(p)};
+    }
     result.classes.push_back({c.first, c.second * int64_t(images.size() + 1)});
+  }
+  std::map<int64_t, size_t> classOf; // by representative channel
+  for (auto [i, c] : llvm::enumerate(classes))
+    classOf[c.first] = i;
+  for (int64_t representative : representatives()) {
+    auto [source, permutation] = sourceOf[classOf.at(representative)];
+    result.sources.push_back({classes[source].first, permutation});
   }
   return result;
 }

@@ -32,6 +32,11 @@ channelClasses(ProgramOp program);
 struct ImageClasses {
   std::vector<std::pair<int64_t, int64_t>> classes;
   std::vector<size_t> permutations;
+  /// Per channel, a representative of `classes` and the permutation (-1:
+  /// none) that renames its ranks into this channel's: the task of rank
+  /// permutation[r] here runs the representative's rank r steps, peers
+  /// renamed, parts aside.
+  std::vector<std::pair<int64_t, int64_t>> sources;
 };
 
 /// Every task's shape (its steps, loops and peers), found once for the

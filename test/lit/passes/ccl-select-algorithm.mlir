@@ -3,11 +3,9 @@
 // RUN: not ccopt %s --emit=mlir --ccl-select-algorithm 2>&1 | FileCheck %s --check-prefix=NO-MACHINE
 // RUN: ccopt %S/Inputs/all-reduce-1024-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=a100x8 nodes=128" | FileCheck %s --check-prefix=HUGE
 
-// At 1024 ranks a tree on 16 channels would be the fastest (298 us), but a
-// kernel with a task per rank and channel is too large to compile (16384
-// tasks): only trees of at most 4096 tasks (here 4 channels) compete, and
-// the node-aware recursive doubling (a task per channel) wins.
-// HUGE: ccl.all_reduce sum %{{.*}} {algorithm = "hierarchical_rd", channels = 16 : i64, {{.*}}runner_up = "tree"
+// At 1024 ranks NCCL's pipelined tree on 16 channels (16384 per-rank tasks,
+// a few shared kernel bodies) beats the node-aware recursive doubling.
+// HUGE: ccl.all_reduce sum %{{.*}} {algorithm = "tree", channels = 16 : i64, chunks = 8 : i64, {{.*}}protocol = "ll128", runner_up = "hierarchical_rd"
 
 // A tiny all-reduce over two nodes is latency-bound: a direct or
 // node-aware algorithm (few hops) in the LL protocol (no fence, no flag write: NCCL's lowest

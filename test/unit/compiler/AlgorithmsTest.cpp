@@ -90,6 +90,55 @@ TEST(Algorithms, TreeAllReduceVerifiesAndRuns) {
   }
 }
 
+// Trees on every rail of two a100x8 nodes: the verifier executes one
+// channel per image class (the rails' trees are images of rail 0's under
+// the machine's GPU renumberings) and proves the others from them; a
+// channel moved onto another's parts must still be rejected. (The proof
+// needs parts of equal size: 32 of 48 elements.)
+TEST(Algorithms, RailTreesAreProvenFromTheirImages) {
+  MLIRContext context;
+  ccopt::test::loadDialects(context);
+  OpBuilder b(&context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
+  b.setInsertionPointToStart(module->getBody());
+  int64_t chunks = 2, channels = 16;
+  ccopt::AllReduceShape shape{16, 32 * 48, b.getF32Type(), ccl::ReductionKind::Sum,
+                              /*inPlace=*/true, {}};
+  auto program = ccopt::buildTreeAllReduce(b, b.getUnknownLoc(), "rails", shape,
+                                           ccopt::ncclTrees(16, 8), chunks, channels);
+  auto verify = [&] {
+    ccopt::SchedVerifyOptions options;
+    options.topo = "a100x8";
+    options.nodes = 2;
+    PassManager pm(&context);
+    pm.addPass(ccopt::createSchedVerify(options));
+    return pm.run(*module);
+  };
+  {
+    Diagnostics diagnostics(context);
+    ASSERT_TRUE(succeeded(verify())) << diagnostics.text;
+  }
+  // Channel 3 onto channel 2's parts: every part index `chunks` lower.
+  for (auto task : program.getBody().front().getOps<sched::TaskOp>()) {
+    if (task.getChannel() != 3)
+      continue;
+    task.walk([&](Operation *op) {
+      for (NamedAttribute attr : op->getAttrs())
+        if (auto part = dyn_cast<sched::PartAttr>(attr.getValue())) {
+          AffineMap index = part.getIndex();
+          op->setAttr(attr.getName(),
+                      sched::PartAttr::get(&context, part.getBuffer(),
+                                           AffineMap::get(index.getNumDims(), 0,
+                                                          index.getResult(0) - chunks),
+                                           part.getParts()));
+        }
+    });
+  }
+  Diagnostics diagnostics(context);
+  EXPECT_TRUE(failed(verify()));
+  EXPECT_NE(diagnostics.text.find("rank"), std::string::npos) << diagnostics.text;
+}
+
 } // namespace
 
 namespace {
