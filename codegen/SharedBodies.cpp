@@ -90,24 +90,44 @@ void walkBody(Block &block, function_ref<void(Word)> shape,
   }
 }
 
-/// A task's shape (its maps with every constant a symbol) and constants.
-std::pair<std::vector<Word>, std::vector<int64_t>> shapeOf(TaskOp task) {
-  std::vector<Word> shape;
-  std::vector<int64_t> constants;
-  MLIRContext *ctx = task.getContext();
-  walkBody(
-      task.getBody().front(), [&](Word w) { shape.push_back(w); },
-      [&](Operation *, Attribute, AffineMap map) {
-        unsigned symbols = 0;
-        AffineMap abstract =
-            rewriteConstants(map, std::nullopt, [&](int64_t value) {
-              constants.push_back(value);
-              return getAffineSymbolExpr(symbols++, ctx);
-            });
-        shape.push_back(word(abstract.getAsOpaquePointer()));
+/// A map with every constant a symbol, and its constants.
+struct Abstract {
+  AffineMap map;
+  SmallVector<int64_t, 4> constants;
+};
+
+/// Tasks' shapes (their maps with every constant a symbol) and constants;
+/// each map abstracted once (a program's tasks share few maps).
+class Shapes {
+public:
+  std::pair<std::vector<Word>, std::vector<int64_t>> of(TaskOp task) {
+    std::vector<Word> shape;
+    std::vector<int64_t> constants;
+    walkBody(
+        task.getBody().front(), [&](Word w) { shape.push_back(w); },
+        [&](Operation *, Attribute, AffineMap map) {
+          const Abstract &abstract = abstractOf(map);
+          shape.push_back(word(abstract.map.getAsOpaquePointer()));
+          llvm::append_range(constants, abstract.constants);
+        });
+    return {std::move(shape), std::move(constants)};
+  }
+
+private:
+  const Abstract &abstractOf(AffineMap map) {
+    auto [it, fresh] = abstracts.try_emplace(map);
+    if (fresh) {
+      Abstract &abstract = it->second;
+      unsigned symbols = 0;
+      abstract.map = rewriteConstants(map, std::nullopt, [&](int64_t value) {
+        abstract.constants.push_back(value);
+        return getAffineSymbolExpr(symbols++, map.getContext());
       });
-  return {std::move(shape), std::move(constants)};
-}
+    }
+    return it->second;
+  }
+  llvm::DenseMap<AffineMap, Abstract> abstracts;
+};
 
 } // namespace
 
@@ -123,6 +143,7 @@ std::vector<ccopt::SharedBody> ccopt::sharedBodies(ProgramOp program) {
       for (int64_t r = 0; r < ranks; ++r)
         ++runs[first + r];
   }
+  Shapes shapes;
   std::map<std::vector<Word>, size_t> groupWith;
   std::vector<SharedBody> groups;
   std::vector<std::vector<std::vector<int64_t>>> constants;
@@ -130,7 +151,7 @@ std::vector<ccopt::SharedBody> ccopt::sharedBodies(ProgramOp program) {
     auto rank = task.getRank();
     if (!rank || runs[task.getChannel() * ranks + *rank] != 1)
       continue;
-    auto [shape, values] = shapeOf(task);
+    auto [shape, values] = shapes.of(task);
     auto [it, fresh] = groupWith.try_emplace(std::move(shape), groups.size());
     if (fresh) {
       groups.emplace_back();

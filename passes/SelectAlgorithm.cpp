@@ -37,6 +37,11 @@ constexpr int64_t kDirectScratchBytes = int64_t(256) << 20;
 /// Beyond this many ranks the direct algorithms' n-1 sends in a row lose to
 /// anything with fewer hops, and verifying them costs n^2 steps.
 constexpr int64_t kDirectMaxRanks = 64;
+/// Tasks a searched candidate may have where the algorithm gives every rank
+/// a task per channel (trees, binomial trees): building, folding and
+/// tearing one down costs about 10 us a task, so past this only NCCL's
+/// channel count is searched (a 1024-rank tree on 16 channels passes).
+constexpr int64_t kTaskBudget = 16384;
 /// The smallest piece a tree's search cuts.
 constexpr int64_t kMinTreePieceBytes = 32 << 10;
 
@@ -325,7 +330,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       int64_t maxChunks = pipelined ? 4096 : 1;
       std::optional<Choice> bestHere;
       std::set<std::pair<int64_t, int64_t>> tried; // channels, chunks
+      bool perRankTasks = algorithm == "tree" || algorithm == "binomial";
       for (int64_t channels = 1; channels <= maxChannels; channels *= 2) {
+        if (perRankTasks && n * channels > kTaskBudget && channels != ncclChannels(machine))
+          continue;
         std::optional<Choice> bestChunks;
         int64_t most = algorithm == "tree"
                            ? std::min(treePiecesAtMost(c, channels), maxChunks)
