@@ -108,13 +108,16 @@ mlir::sched::ProgramOp buildHalvingDoublingAllReduce(mlir::OpBuilder &b,
 /// direct reduce-scatter inside each node, an all-reduce of each block
 /// between the nodes' GPUs of the same index (a ring over the nodes, or
 /// recursive doubling for a power-of-two number of nodes), a direct
-/// all-gather inside each node. Needs at least 2 nodes of 2 ranks.
+/// all-gather inside each node. Needs at least 2 nodes of 2 ranks. In
+/// `chunks` pieces per channel the phases of consecutive pieces pipeline,
+/// channels starting at different phases so that they overlap.
 mlir::sched::ProgramOp buildHierarchicalAllReduce(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   llvm::StringRef name,
                                                   const AllReduceShape &shape,
                                                   int64_t perNode,
                                                   bool ringBetweenNodes,
+                                                  int64_t chunks,
                                                   int64_t channels);
 
 /// How many of `ranks` (world ranks, in schedule order) each node holds,

@@ -202,7 +202,7 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
       return buildHalvingDoublingAllReduce(b, loc, name, shape, channels);
     if (algorithm.starts_with("hierarchical"))
       return buildHierarchicalAllReduce(b, loc, name, shape, perNode(),
-                                        algorithm == "hierarchical", channels);
+                                        algorithm == "hierarchical", chunks, channels);
     return buildRingAllReduce(b, loc, name, shape, chunks, channels, orders());
   case K::ReduceScatter:
     if (algorithm == "direct")

@@ -11,6 +11,13 @@
 // Only 1/G of the buffer crosses each NIC, and the latency-bound part takes
 // M or log2(M) network hops instead of a flat ring's 2(n-1).
 //
+// In P pieces per channel the phases pipeline: in round s a channel runs
+// phase 1 on piece s, phase 2 on piece s-1 and phase 3 on piece s-2, and
+// channels start the round at different phases (channel c at phase c mod
+// 3), so that while some channels move data over NVLink others have theirs
+// on the network: the phases overlap, as NCCL's tree overlaps its chains
+// inside the nodes with the tree between them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/ScheduleBuilding.h"
@@ -27,20 +34,25 @@ namespace {
 
 class HierarchicalBuilder : NodeMajorRanks {
 public:
+  /// Piece `piece` of `pieces` of channel `channel`'s share (of C).
   HierarchicalBuilder(OpBuilder &b, Location loc, ProgramOp program, int64_t G,
-                      int64_t C, int64_t slots, int64_t subparts, int64_t channel)
+                      int64_t C, int64_t slots, int64_t subparts, int64_t channel,
+                      int64_t piece, int64_t pieces)
       : NodeMajorRanks(b.getContext(), program.getRanks(), G), b(b), loc(loc),
-        C(C), slots(slots), K(subparts), ch(channel),
+        C(C * pieces), slots(slots), K(subparts), ch(channel * pieces + piece),
         finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()),
         roundOwn(static_cast<bool>(program.getWire())) {}
 
-  void build(bool ringBetweenNodes) {
-    intraReduceScatter();
-    if (ringBetweenNodes)
+  /// Phase 0, 1 or 2 (see above).
+  void phase(int index, bool ringBetweenNodes) {
+    if (index == 0)
+      intraReduceScatter();
+    else if (index == 2)
+      intraAllGather();
+    else if (ringBetweenNodes)
       interRing();
     else
       interRecursiveDoubling();
-    intraAllGather();
   }
 
 private:
@@ -154,7 +166,7 @@ private:
 
   OpBuilder &b;
   Location loc;
-  int64_t C, slots, K, ch;
+  int64_t C, slots, K, ch; // C and ch count pieces (a share each)
   bool finalize, roundOwn;
 };
 
@@ -164,7 +176,7 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
                                             StringRef name,
                                             const AllReduceShape &shape,
                                             int64_t perNode, bool ringBetweenNodes,
-                                            int64_t channels) {
+                                            int64_t chunks, int64_t channels) {
   int64_t n = shape.ranks, count = shape.count, G = perNode, M = n / G;
   assert(G >= 2 && M >= 2 && n % G == 0 && "needs several nodes of several GPUs");
   assert((ringBetweenNodes || llvm::isPowerOf2_64(M)) &&
@@ -172,6 +184,7 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
   int64_t K = ringBetweenNodes ? M : 1;
   // Every subpart keeps an element.
   int64_t C = std::clamp<int64_t>(count / (G * K), 1, channels);
+  int64_t P = std::clamp<int64_t>(count / (C * G * K), 1, chunks);
   // Slots 0..G-1: the node's copies of a block; then the ring's staging
   // slot, or one slot per doubling round.
   bool roundOwn = !ringBetweenNodes && shape.narrowWire();
@@ -180,11 +193,19 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
                               /*hasRedop=*/true, count, count, slots * count,
                               std::nullopt,
                               ringBetweenNodes ? "hierarchical" : "hierarchical_rd",
-                              C, 1);
+                              C, P);
   OpBuilder::InsertionGuard guard(b);
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch);
-    HierarchicalBuilder(b, loc, program, G, C, slots, K, ch).build(ringBetweenNodes);
+    // Round s: phase f on piece s - f, from phase ch mod 3 on.
+    for (int64_t round = 0; round < P + 2; ++round)
+      for (int64_t f = 0; f < 3; ++f) {
+        int phase = (ch + f) % 3;
+        int64_t piece = round - phase;
+        if (piece >= 0 && piece < P)
+          HierarchicalBuilder(b, loc, program, G, C, slots, K, ch, piece, P)
+              .phase(phase, ringBetweenNodes);
+      }
   }
   return program;
 }

@@ -322,12 +322,19 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       if ((direct && n > kDirectMaxRanks) ||
           scratchBytes(c, algorithm, perNode) > std::max(kDirectScratchBytes, c.bytes))
         continue;
-      // Only rings, trees, chains, binomial trees and point to point
-      // pipeline in chunks.
+      // Only rings, trees, chains, binomial trees, the hierarchical
+      // all-reduce and point to point pipeline in chunks.
       bool pipelined = algorithm == "ring" || algorithm == "tree" ||
                        algorithm == "chain" || algorithm == "binomial" ||
+                       (c.kind == ccl::CollectiveKind::AllReduce &&
+                        algorithm.starts_with("hierarchical")) ||
                        c.kind == ccl::CollectiveKind::SendRecv;
       int64_t maxChunks = pipelined ? 4096 : 1;
+      // The hierarchical all-reduce's pieces pay by overlapping its three
+      // phases, not as a deep pipeline: they are searched within an eighth
+      // of the budget.
+      bool hierarchical = algorithm.starts_with("hierarchical");
+      int64_t budget = hierarchical ? kStepBudget / 8 : kStepBudget;
       std::optional<Choice> bestHere;
       std::set<std::pair<int64_t, int64_t>> tried; // channels, chunks
       bool perRankTasks = algorithm == "tree" || algorithm == "binomial";
@@ -343,17 +350,19 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           // Simulation time grows with the steps; beyond a budget only the
           // smallest candidate runs (large worlds keep compile time sane).
           int64_t steps = n * channels * chunks * stepsPerRank(c, algorithm, perNode);
-          if (steps > kStepBudget && (bestChunks || bestHere))
+          if (steps > (chunks > 1 ? budget : kStepBudget) && (bestChunks || bestHere))
             break;
           // The chunks double while that gets faster, so a pipeline's first
           // candidate runs to the end, even when slower than the best so far
           // (more chunks may win), unless it is the last the search tries;
-          // the next ones only while they beat it; other candidates only
-          // while they beat the best so far.
+          // the hierarchical all-reduce's to three times the best (its
+          // pieces overlap three phases at most); the next ones only while
+          // they beat it; other candidates only while they beat the best so
+          // far.
           tried.insert({channels, chunks});
-          bool doubles = chunks * 2 <= most && steps * 2 <= kStepBudget;
+          bool doubles = chunks * 2 <= most && steps * 2 <= budget;
           double giveUpAfter = bestChunks            ? bestChunks->timeUs
-                               : pipelined && doubles ? 1e300
+                               : pipelined && doubles ? (hierarchical ? 3 * fastest : 1e300)
                                                       : fastest;
           std::string protocol;
           double us = timeOf(c, bound, fastest, giveUpAfter, algorithm,

@@ -9,6 +9,7 @@
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical topo=a100x8 nodes=2" --sched-verify | FileCheck %s --check-prefix=HIER
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical_rd topo=a100x8 nodes=2" --sched-verify | FileCheck %s --check-prefix=HIER-RD
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=tree topo=a100x8 nodes=2 channels=1 chunks=4" --sched-verify | FileCheck %s --check-prefix=TREE
+// RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical_rd topo=a100x8 nodes=2 channels=3 chunks=2" --sched-verify | FileCheck %s --check-prefix=PIECES
 
 // One-shot: own slot, n-1 writes into the peers' slot r, n-1 receives, the
 // slots added in rank order (avg divides in the last addition).
@@ -42,6 +43,23 @@
 // HIER: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical"
 // HIER: sched.recv_reduce_send {{.*}} store <output
 // HIER-RD: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical_rd"
+
+// In pieces (2 per channel, blocks 8p.. of 48) the phases pipeline, and each
+// channel starts its rounds at another phase: channel 0 reduces piece 1
+// inside the node before piece 0 goes between the nodes, channel 1 the other
+// way round, channel 2 gathers piece 0 before piece 1 goes out.
+// PIECES: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical_rd", channels = 3 : i64, chunks = 2 : i64
+// PIECES: sched.task channel 0 {
+// PIECES-NEXT: sched.copy <input, (d0) -> (d0 mod 8), 48>
+// PIECES: sched.copy <input, (d0) -> (d0 mod 8 + 8), 48>
+// PIECES: sched.send <output, (d0) -> (d0 mod 8), 48> to
+// PIECES: sched.task channel 1 {
+// PIECES-NEXT: sched.copy <input, (d0) -> (d0 mod 8 + 16), 48>
+// PIECES: sched.send <output, (d0) -> (d0 mod 8 + 16), 48> to
+// PIECES: sched.copy <input, (d0) -> (d0 mod 8 + 24), 48>
+// PIECES: sched.task channel 2 {
+// PIECES: sched.send <output, (d0, d1) -> (d0 mod 8 + 32), 48> to
+// PIECES: sched.send <output, (d0) -> (d0 mod 8 + 40), 48> to
 
 // Tree (a chain in each node, the two node leaders below rank 0): the root
 // turns each piece around as it has it; every other rank sends all its

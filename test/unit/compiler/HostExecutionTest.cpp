@@ -402,20 +402,23 @@ TEST_F(HostExecution, EveryAllReduceAlgorithmMatchesReference) {
 }
 
 // The node-aware all-reduce on machines of several nodes: a ring or
-// recursive doubling between the nodes' GPUs of the same index.
+// recursive doubling between the nodes' GPUs of the same index; in pieces,
+// on three channels that start at each of the three phases.
 TEST_F(HostExecution, HierarchicalAllReducesOverNodes) {
-  for (auto [topo, nodes, algorithm] :
-       {std::tuple{"a100x8", 2, "hierarchical"}, {"a100x8", 2, "hierarchical_rd"},
-        {"v100x8", 3, "hierarchical"}, {"pcie4x8", 4, "hierarchical_rd"}}) {
+  for (auto [topo, nodes, algorithm, chunks] :
+       {std::tuple{"a100x8", 2, "hierarchical", 1}, {"a100x8", 2, "hierarchical_rd", 1},
+        {"v100x8", 3, "hierarchical", 1}, {"pcie4x8", 4, "hierarchical_rd", 1},
+        {"a100x8", 2, "hierarchical", 3}, {"a100x8", 4, "hierarchical_rd", 4}}) {
     int ranks = 8 * nodes;
     std::vector<Case> cases;
     for (int64_t count : {1, 7, 4096, 30011})
       for (std::string redop : {"sum", "max", "avg"})
         cases.push_back({ranks, count, redop == "avg" ? "f32" : "i32", redop,
                          count % 2 == 1});
-    ccopt::PipelineOptions options{topo, "", nodes, /*chunks=*/1, /*channels=*/2};
+    ccopt::PipelineOptions options{topo, "", nodes, chunks, /*channels=*/chunks > 1 ? 3 : 2};
     options.algorithm = algorithm;
-    SCOPED_TRACE(std::string(algorithm) + " on " + topo + " x" + std::to_string(nodes));
+    SCOPED_TRACE(std::string(algorithm) + " on " + topo + " x" + std::to_string(nodes) +
+                 ", " + std::to_string(chunks) + " pieces");
     runCases(cases, options);
   }
 }
