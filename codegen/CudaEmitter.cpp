@@ -26,7 +26,6 @@
 #include "dialect/Sched/StepWalker.h"
 
 #include "mlir/Support/IndentedOstream.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -136,9 +135,8 @@ public:
 private:
   void printBlock(Block &block);
   void printStep(Operation *op);
-  /// The tasks of `body` (rows from `firstRow` on in the row table): one
-  /// body over its table's row.
-  void printSharedBody(int index, const ccopt::SharedBody &body, int64_t firstRow);
+  /// The tasks of shared body `index`: one body over each one's row.
+  void printSharedBody(size_t index);
   /// The map of `attribute` (a peer, or a part with index `map`) of the
   /// step being printed, with a shared body's constants as symbols.
   AffineMap mapOf(Attribute attribute, AffineMap map) {
@@ -176,11 +174,11 @@ private:
   std::string tableName(int task, StringRef what) {
     return (ccopt::kernelName(program) + "_task" + Twine(task) + "_" + what).str();
   }
-  /// Who has which region of the LL mailbox (LLMailbox::senders).
   /// The varying constants of shared body `index`, a row per task.
-  std::string sharedTableName(int index) {
+  std::string sharedTableName(size_t index) {
     return ccopt::kernelName(program) + "_shared" + std::to_string(index);
   }
+  /// Who has which region of the LL mailbox (LLMailbox::senders).
   std::string sendersTableName() {
     return ccopt::kernelName(program) + "_ll_senders";
   }
@@ -233,6 +231,7 @@ private:
   LLMailbox mailbox; // under LL or LL128
   std::string taskTable; // order table of the task being printed, if any
   std::vector<ccopt::SharedBody> bodies;
+  std::vector<int64_t> firstRows; // per body, its first task's row
   const ccopt::SharedBody *shared = nullptr; // the body being printed, if any
   Operation *step = nullptr;                 // the step being printed
   Operation *unsupported = nullptr; // a step the device primitives lack
@@ -261,12 +260,12 @@ void KernelPrinter::printTables() {
   }
   if (bodies.empty())
     return;
-  // Per channel and rank, its task's row in its shared body's table.
+  // Per channel and rank, its task's row (its body's rows are consecutive).
   std::vector<int64_t> rows(program.getChannels() * program.getRanks(), -1);
-  int64_t row = 0;
   for (auto [index, body] : llvm::enumerate(bodies)) {
-    for (TaskOp task : body.tasks)
-      rows[task.getChannel() * program.getRanks() + *task.getRank()] = row++;
+    for (auto [i, task] : llvm::enumerate(body.tasks))
+      rows[task.getChannel() * program.getRanks() + *task.getRank()] =
+          firstRows[index] + i;
     if (body.width == 0)
       continue;
     bool narrow = llvm::all_of(body.table, [](int64_t value) {
@@ -282,8 +281,9 @@ void KernelPrinter::printTables() {
   os << "};\n";
 }
 
-void KernelPrinter::printSharedBody(int index, const ccopt::SharedBody &body,
-                                    int64_t firstRow) {
+void KernelPrinter::printSharedBody(size_t index) {
+  const ccopt::SharedBody &body = bodies[index];
+  int64_t firstRow = firstRows[index];
   os << "if (row >= " << firstRow << " && row < "
      << firstRow + int64_t(body.tasks.size()) << ") { // "
      << body.tasks.size() << " tasks alike\n";
@@ -552,6 +552,11 @@ LogicalResult KernelPrinter::print() {
     mailbox = *box;
   }
   bodies = ccopt::sharedBodies(program);
+  int64_t rowCount = 0;
+  for (const ccopt::SharedBody &body : bodies) {
+    firstRows.push_back(rowCount);
+    rowCount += body.tasks.size();
+  }
   printMetadata();
   os << "// " << program.getSymName() << ": "
      << ccl::stringifyCollectiveKind(program.getCollective());
@@ -583,24 +588,18 @@ LogicalResult KernelPrinter::print() {
        << (mailbox.senders.empty() ? std::string("0") : sendersTableName())
        << "};\n";
   // Tasks that share a body: printed once, where the first of them is.
-  llvm::DenseMap<Operation *, std::pair<int, int64_t>> sharedFirst;
-  llvm::DenseSet<Operation *> sharing;
-  int64_t rows = 0;
-  for (auto [index, body] : llvm::enumerate(bodies)) {
-    sharedFirst[body.tasks.front()] = {index, rows};
-    rows += body.tasks.size();
+  llvm::DenseMap<Operation *, size_t> bodyOf;
+  for (auto [index, body] : llvm::enumerate(bodies))
     for (TaskOp task : body.tasks)
-      sharing.insert(task);
-  }
+      bodyOf[task] = index;
   if (!bodies.empty())
     os << "const int row = " << ccopt::kernelName(program) << "_rows[ch * "
        << program.getRanks() << "LL + rank];\n";
   int taskIndex = 0;
   for (auto task : program.getBody().front().getOps<TaskOp>()) {
-    if (sharing.contains(task)) {
-      if (auto first = sharedFirst.find(task); first != sharedFirst.end())
-        printSharedBody(first->second.first, bodies[first->second.first],
-                        first->second.second);
+    if (auto shared = bodyOf.find(task); shared != bodyOf.end()) {
+      if (bodies[shared->second].tasks.front() == task)
+        printSharedBody(shared->second);
       ++taskIndex;
       continue;
     }

@@ -39,10 +39,9 @@ AffineMap rewriteConstants(AffineMap map, std::optional<unsigned> symbols,
     bool offset = isa<AffineConstantExpr>(result) ||
                   (sum && sum.getKind() == AffineExprKind::Add &&
                    isa<AffineConstantExpr>(sum.getRHS()));
-    if (offset)
-      results.push_back(rewriteConstants(result, constant));
-    else
-      results.push_back(rewriteConstants(result, constant) + constant(0));
+    results.push_back(rewriteConstants(result, constant));
+    if (!offset)
+      results.back() = results.back() + constant(0);
     results.back().walk([&](AffineExpr e) {
       if (auto symbol = dyn_cast<AffineSymbolExpr>(e))
         used = std::max(used, symbol.getPosition() + 1);
