@@ -110,7 +110,9 @@ mlir::sched::ProgramOp buildHalvingDoublingAllReduce(mlir::OpBuilder &b,
 /// recursive doubling for a power-of-two number of nodes), a direct
 /// all-gather inside each node. Needs at least 2 nodes of 2 ranks. In
 /// `chunks` pieces per channel the phases of consecutive pieces pipeline,
-/// channels starting at different phases so that they overlap.
+/// channels starting at different phases so that they overlap. With
+/// `nodeRings` (a node's local ranks in ring order; channels take them in
+/// turn) the exchanges inside the nodes are rings instead of direct.
 mlir::sched::ProgramOp buildHierarchicalAllReduce(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   llvm::StringRef name,
@@ -118,7 +120,12 @@ mlir::sched::ProgramOp buildHierarchicalAllReduce(mlir::OpBuilder &b,
                                                   int64_t perNode,
                                                   bool ringBetweenNodes,
                                                   int64_t chunks,
-                                                  int64_t channels);
+                                                  int64_t channels,
+                                                  const RingOrders &nodeRings = {});
+
+/// Whether every two of `ranks` (world ranks) reach each other over NVLink
+/// alone: a direct exchange among them stays on NVLink.
+bool nvlinkBetweenAll(const topo::Machine &machine, llvm::ArrayRef<int> ranks);
 
 /// How many of `ranks` (world ranks, in schedule order) each node holds,
 /// when they come node by node in equal blocks of at least 2 on at least 2

@@ -185,6 +185,15 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
   };
   bool reduce = c.kind == K::Reduce;
   auto perNode = [&] { return *ranksPerNode(*machine, c.ranks); };
+  // A node's ranks in NVLink ring orders (one per channel, disjoint where
+  // the links allow) where two of its GPUs have no NVLink between them
+  // (none: a direct exchange inside the node reaches every GPU over NVLink).
+  auto nodeRings = [&] {
+    ArrayRef<int> node = ArrayRef<int>(c.ranks).take_front(perNode());
+    return nvlinkBetweenAll(*machine, node)
+               ? RingOrders()
+               : toScheduleRanks(topo::ringOrders(*machine, node, channels), node);
+  };
   switch (c.kind) {
   case K::AllReduce:
     if (algorithm == "tree")
@@ -202,7 +211,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
       return buildHalvingDoublingAllReduce(b, loc, name, shape, channels);
     if (algorithm.starts_with("hierarchical"))
       return buildHierarchicalAllReduce(b, loc, name, shape, perNode(),
-                                        algorithm == "hierarchical", chunks, channels);
+                                        algorithm == "hierarchical", chunks, channels,
+                                        nodeRings());
     return buildRingAllReduce(b, loc, name, shape, chunks, channels, orders());
   case K::ReduceScatter:
     if (algorithm == "direct")

@@ -11,6 +11,12 @@
 // Only 1/G of the buffer crosses each NIC, and the latency-bound part takes
 // M or log2(M) network hops instead of a flat ring's 2(n-1).
 //
+// Where some of a node's GPUs have no NVLink between them (v100x8's cube
+// mesh), phases 1 and 3 are rings over the node's NVLink ring instead (the
+// task's rank order lists every node's GPUs in that order): GPU l then ends
+// phase 1 with block l+1 of its position, which phase 2 all-reduces along
+// its rail as before.
+//
 // In P pieces per channel the phases pipeline: in round s a channel runs
 // phase 1 on piece s, phase 2 on piece s-1 and phase 3 on piece s-2, and
 // channels start the round at different phases (channel c at phase c mod
@@ -37,18 +43,19 @@ public:
   /// Piece `piece` of `pieces` of channel `channel`'s share (of C).
   HierarchicalBuilder(OpBuilder &b, Location loc, ProgramOp program, int64_t G,
                       int64_t C, int64_t slots, int64_t subparts, int64_t channel,
-                      int64_t piece, int64_t pieces)
+                      int64_t piece, int64_t pieces, bool ringInNode)
       : NodeMajorRanks(b.getContext(), program.getRanks(), G), b(b), loc(loc),
         C(C * pieces), slots(slots), K(subparts), ch(channel * pieces + piece),
+        ringInNode(ringInNode),
         finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()),
         roundOwn(static_cast<bool>(program.getWire())) {}
 
   /// Phase 0, 1 or 2 (see above).
   void phase(int index, bool ringBetweenNodes) {
     if (index == 0)
-      intraReduceScatter();
+      ringInNode ? intraRingReduceScatter() : intraReduceScatter();
     else if (index == 2)
-      intraAllGather();
+      ringInNode ? intraRingAllGather() : intraAllGather();
     else if (ringBetweenNodes)
       interRing();
     else
@@ -69,9 +76,9 @@ private:
   /// Subpart k (K per block) of this rank's block, in the output or in
   /// scratch slot G (the ring's staging area).
   PartAttr sub(BufferKind kind, AffineExpr k, unsigned dims) {
-    AffineExpr index = (local() + ch * G) * K + k % K;
+    AffineExpr index = (owned() + ch * G) * K + k % K;
     if (kind == BufferKind::Scratch)
-      return part(kind, index + G * C * G * K, slots * C * G * K, dims);
+      return part(kind, index + nodeSlots() * C * G * K, slots * C * G * K, dims);
     return part(kind, index, C * G * K, dims);
   }
   PartAttr part(BufferKind kind, AffineExpr index, int64_t parts, unsigned dims) {
@@ -91,6 +98,49 @@ private:
   }
   /// The local index of the GPU t before this one (t: the loop step).
   AffineExpr before() { return (local() - step() + G) % G; }
+
+  /// GPU l + hops of this node.
+  AffineMapAttr inNode(int64_t hops, unsigned dims) {
+    return peer(onNode(local() + (hops % G + G) % G), dims);
+  }
+  /// Scratch slots phase 1 takes: the node's copies of a block, or the
+  /// ring's staging (the slots after them are phase 2's).
+  int64_t nodeSlots() { return ringInNode ? 1 : G; }
+  /// The block phase 2 all-reduces: this GPU's after phase 1.
+  AffineExpr owned() { return ringInNode ? (local() + 1) % G : local(); }
+
+  /// A ring over the node: G-1 steps, each adding this GPU's copy to the
+  /// block that arrived and passing it on; GPU l ends with the node's sum
+  /// of block l+1.
+  void intraRingReduceScatter() {
+    AffineExpr l = local();
+    auto staged = [&](AffineExpr j, unsigned dims) {
+      return slot(getAffineConstantExpr(0, ctx), j, dims);
+    };
+    SendOp::create(b, loc, block(BufferKind::Input, l, 1), inNode(1, 1), staged(l, 1));
+    buildLoop(b, loc, 1, G - 1, [&] {
+      AffineExpr j = (l - step() + G) % G;
+      RecvReduceSendOp::create(b, loc, inNode(-1, 2), staged(j, 2),
+                               block(BufferKind::Input, j, 2), PartAttr(), UnitAttr(),
+                               inNode(1, 2), staged(j, 2));
+    });
+    RecvOp::create(b, loc, inNode(-1, 1), staged(owned(), 1));
+    ReduceOp::create(b, loc, staged(owned(), 1), block(BufferKind::Input, owned(), 1),
+                     block(BufferKind::Output, owned(), 1), UnitAttr());
+  }
+
+  /// The ring back: G-1 steps pass the blocks on as they arrive.
+  void intraRingAllGather() {
+    AffineExpr o = owned();
+    SendOp::create(b, loc, block(BufferKind::Output, o, 1), inNode(1, 1),
+                   block(BufferKind::Output, o, 1));
+    buildLoop(b, loc, 1, G - 1, [&] {
+      AffineExpr j = (o - step() + G) % G;
+      RecvCopySendOp::create(b, loc, inNode(-1, 2), block(BufferKind::Output, j, 2),
+                             inNode(1, 2), block(BufferKind::Output, j, 2));
+    });
+    RecvOp::create(b, loc, inNode(-1, 1), block(BufferKind::Output, (o + 1) % G, 1));
+  }
 
   void intraReduceScatter() {
     AffineExpr l = local(), j = local() + step();
@@ -138,19 +188,19 @@ private:
 
   void interRecursiveDoubling() {
     int64_t rounds = llvm::Log2_64(M);
-    auto out = block(BufferKind::Output, local(), 1);
+    auto out = block(BufferKind::Output, owned(), 1);
     for (int64_t k = 0; k < rounds; ++k) {
       // The same GPU on node (node xor 2^k).
       int64_t stride = G << k;
       AffineExpr partner = rank() + stride - (rank().floorDiv(stride) % 2) * (2 * stride);
-      PartAttr in = slot(getAffineConstantExpr(G + k, ctx), local(), 1);
+      PartAttr in = slot(getAffineConstantExpr(nodeSlots() + k, ctx), owned(), 1);
       SendOp::create(b, loc, out, peer(partner, 1), in);
       RecvOp::create(b, loc, peer(partner, 1), in);
       // Over a narrow wire both partners add the same rounded values: this
       // rank's own block is rounded in a slot of its own first.
       PartAttr own = out;
       if (roundOwn) {
-        own = slot(getAffineConstantExpr(G + rounds, ctx), local(), 1);
+        own = slot(getAffineConstantExpr(nodeSlots() + rounds, ctx), owned(), 1);
         CopyOp::create(b, loc, out, own);
       }
       ReduceOp::create(b, loc, own, in, out,
@@ -167,6 +217,7 @@ private:
   OpBuilder &b;
   Location loc;
   int64_t C, slots, K, ch; // C and ch count pieces (a share each)
+  bool ringInNode;
   bool finalize, roundOwn;
 };
 
@@ -176,7 +227,8 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
                                             StringRef name,
                                             const AllReduceShape &shape,
                                             int64_t perNode, bool ringBetweenNodes,
-                                            int64_t chunks, int64_t channels) {
+                                            int64_t chunks, int64_t channels,
+                                            const RingOrders &nodeRings) {
   int64_t n = shape.ranks, count = shape.count, G = perNode, M = n / G;
   assert(G >= 2 && M >= 2 && n % G == 0 && "needs several nodes of several GPUs");
   assert((ringBetweenNodes || llvm::isPowerOf2_64(M)) &&
@@ -185,29 +237,47 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
   // Every subpart keeps an element.
   int64_t C = std::clamp<int64_t>(count / (G * K), 1, channels);
   int64_t P = std::clamp<int64_t>(count / (C * G * K), 1, chunks);
-  // Slots 0..G-1: the node's copies of a block; then the ring's staging
-  // slot, or one slot per doubling round.
+  // Slots 0..G-1: the node's copies of a block (one slot: the node ring's
+  // staging); then the ring's staging slot, or one slot per doubling round.
   bool roundOwn = !ringBetweenNodes && shape.narrowWire();
-  int64_t slots = G + (ringBetweenNodes ? 1 : llvm::Log2_64(M) + roundOwn);
+  int64_t slots = (nodeRings.empty() ? G : 1) +
+                  (ringBetweenNodes ? 1 : llvm::Log2_64(M) + roundOwn);
   auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
                               /*hasRedop=*/true, count, count, slots * count,
                               std::nullopt,
                               ringBetweenNodes ? "hierarchical" : "hierarchical_rd",
                               C, P);
   OpBuilder::InsertionGuard guard(b);
+  // Every node's GPUs in the node's ring order (one per channel, in turn),
+  // as the tasks' rank order.
+  RingOrders orders;
+  for (const std::vector<int64_t> &ring : nodeRings) {
+    std::vector<int64_t> &order = orders.emplace_back();
+    for (int64_t r = 0; r < n; ++r)
+      order.push_back(r - r % G + ring[r % G]);
+  }
   for (int64_t ch = 0; ch < C; ++ch) {
-    buildTask(b, loc, program, ch);
+    buildTask(b, loc, program, ch, orders);
     // Round s: phase f on piece s - f, from phase ch mod 3 on.
     for (int64_t round = 0; round < P + 2; ++round)
       for (int64_t f = 0; f < 3; ++f) {
         int phase = (ch + f) % 3;
         int64_t piece = round - phase;
         if (piece >= 0 && piece < P)
-          HierarchicalBuilder(b, loc, program, G, C, slots, K, ch, piece, P)
+          HierarchicalBuilder(b, loc, program, G, C, slots, K, ch, piece, P,
+                              !nodeRings.empty())
               .phase(phase, ringBetweenNodes);
       }
   }
   return program;
+}
+
+bool ccopt::nvlinkBetweenAll(const topo::Machine &machine, llvm::ArrayRef<int> ranks) {
+  return llvm::all_of(ranks, [&](int a) {
+    return llvm::all_of(ranks, [&](int b) {
+      return a == b || machine.routeKind(a, b) == topo::LinkKind::NvLink;
+    });
+  });
 }
 
 std::optional<int64_t> ccopt::ranksPerNode(const topo::Machine &machine,

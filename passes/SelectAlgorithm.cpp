@@ -29,10 +29,11 @@ namespace {
 /// Simulated steps a candidate may take (about a second of simulation).
 constexpr int64_t kStepBudget = 1 << 20;
 
-/// Scratch a candidate may take per rank beyond one copy of the buffer
+/// Scratch a candidate may take per rank beyond two copies of the buffer
 /// (the direct algorithms keep a copy of every rank's): they win on
-/// latency, for small buffers. One copy (staging a reduce-scatter's or an
-/// all-to-all's blocks) is always allowed.
+/// latency, for small buffers. Two copies (staging a reduce-scatter's or an
+/// all-to-all's blocks, a tree's two children's pieces, a node ring's and
+/// a rail ring's staging) are always allowed.
 constexpr int64_t kDirectScratchBytes = int64_t(256) << 20;
 /// Beyond this many ranks the direct algorithms' n-1 sends in a row lose to
 /// anything with fewer hops, and verifying them costs n^2 steps.
@@ -260,7 +261,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   }
 
   /// Scratch a candidate takes per rank, in bytes.
-  static int64_t scratchBytes(const Collective &c, StringRef algorithm,
+  int64_t scratchBytes(const Collective &c, StringRef algorithm,
                               std::optional<int64_t> perNode) {
     int64_t n = c.shape.ranks;
     bool allReduce = c.kind == ccl::CollectiveKind::AllReduce;
@@ -276,8 +277,16 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       return (llvm::Log2_64_Ceil(n) + 1) * c.bytes;
     if (allReduce && (algorithm == "recursive_doubling" || algorithm == "halving_doubling"))
       return llvm::Log2_64(n) * c.bytes;
-    if (allReduce && perNode && algorithm.starts_with("hierarchical"))
-      return (*perNode + 1) * c.bytes;
+    if (allReduce && perNode && algorithm.starts_with("hierarchical")) {
+      // The node's copies of a block, or the node ring's staging; then the
+      // ring's staging between the nodes, or a slot per doubling round.
+      int64_t nodeSlots =
+          nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode)) ? *perNode : 1;
+      int64_t railSlots = algorithm == "hierarchical"
+                              ? 1
+                              : llvm::Log2_64(n / *perNode) + c.shape.narrowWire();
+      return (nodeSlots + railSlots) * c.bytes;
+    }
     return 0;
   }
 
@@ -320,7 +329,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       bool direct = algorithm == "oneshot" || algorithm == "twoshot" ||
                     (algorithm == "direct" && c.kind != ccl::CollectiveKind::AllToAll);
       if ((direct && n > kDirectMaxRanks) ||
-          scratchBytes(c, algorithm, perNode) > std::max(kDirectScratchBytes, c.bytes))
+          scratchBytes(c, algorithm, perNode) > std::max(kDirectScratchBytes, 2 * c.bytes))
         continue;
       // Only rings, trees, chains, binomial trees, the hierarchical
       // all-reduce and point to point pipeline in chunks.

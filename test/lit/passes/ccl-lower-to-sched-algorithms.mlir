@@ -10,6 +10,7 @@
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical_rd topo=a100x8 nodes=2" --sched-verify | FileCheck %s --check-prefix=HIER-RD
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=tree topo=a100x8 nodes=2 channels=1 chunks=4" --sched-verify | FileCheck %s --check-prefix=TREE
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical_rd topo=a100x8 nodes=2 channels=3 chunks=2" --sched-verify | FileCheck %s --check-prefix=PIECES
+// RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical topo=v100x8 nodes=2 channels=2" --sched-verify="topo=v100x8 nodes=2" | FileCheck %s --check-prefix=HIER-RINGS
 
 // One-shot: own slot, n-1 writes into the peers' slot r, n-1 receives, the
 // slots added in rank order (avg divides in the last addition).
@@ -60,6 +61,17 @@
 // PIECES: sched.task channel 2 {
 // PIECES: sched.send <output, (d0, d1) -> (d0 mod 8 + 32), 48> to
 // PIECES: sched.send <output, (d0) -> (d0 mod 8 + 40), 48> to
+
+// On v100x8 (not every pair of a node's GPUs has NVLink) the phases inside
+// the nodes are rings over the node's NVLink rings, one per channel, as the
+// tasks' rank order: scratch holds the node ring's and the rail ring's
+// staging (2 x 1024 elements).
+// HIER-RINGS: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical"{{.*}}scratch_count = 2048
+// HIER-RINGS: sched.task channel 0 attributes {rank_map = array<i64: 0, 1, 2, 3, 7, 5, 6, 4, 8, 9, 10, 11, 15, 13, 14, 12>} {
+// HIER-RINGS-NEXT: sched.send <input, (d0) -> (d0 mod 8), 16> to #{{.*}} at <scratch, (d0) -> (d0 mod 8), 32>
+// HIER-RINGS-NEXT: sched.loop 1 to 7 {
+// HIER-RINGS-NEXT: sched.recv_reduce_send
+// HIER-RINGS: sched.task channel 1 attributes {rank_map = array<i64: 0, 4, 6, 5, 7, 3, 2, 1, 8, 12, 14, 13, 15, 11, 10, 9>} {
 
 // Tree (a chain in each node, the two node leaders below rank 0): the root
 // turns each piece around as it has it; every other rank sends all its

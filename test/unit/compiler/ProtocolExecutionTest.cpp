@@ -247,8 +247,10 @@ TEST_P(MailboxProtocol, EveryAllReduceAlgorithm) {
                               algorithm, GetParam());
       }
     SCOPED_TRACE(algorithm.str());
-    if (algorithm.starts_with("hierarchical")) // in pieces, three phases apart
+    if (algorithm.starts_with("hierarchical")) { // in pieces, three phases apart
       runAll(text, {"a100x8", "", 2, /*chunks=*/2, /*channels=*/3}, index);
+      runAll(text, {"v100x8", "", 2, /*chunks=*/2, /*channels=*/3}, index); // rings in the nodes
+    }
     else
       runAll(text, {"", "", 1, /*chunks=*/2, /*channels=*/2}, index);
   }
