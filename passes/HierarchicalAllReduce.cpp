@@ -12,10 +12,10 @@
 // M or log2(M) network hops instead of a flat ring's 2(n-1).
 //
 // Where some of a node's GPUs have no NVLink between them (v100x8's cube
-// mesh), phases 1 and 3 are rings over the node's NVLink ring instead (the
-// task's rank order lists every node's GPUs in that order): GPU l then ends
-// phase 1 with block l+1 of its position, which phase 2 all-reduces along
-// its rail as before.
+// mesh), phases 1 and 3 are rings over the node's NVLink rings instead (a
+// channel's task lists every node's GPUs in its ring's order): position l
+// then ends phase 1 with block l+1, which phase 2 all-reduces along its
+// rail (position l is the same GPU on every node) as before.
 //
 // In P pieces per channel the phases pipeline: in round s a channel runs
 // phase 1 on piece s, phase 2 on piece s-1 and phase 3 on piece s-2, and
@@ -74,7 +74,7 @@ private:
     return part(BufferKind::Scratch, s * (C * G) + ch * G + j, slots * C * G, dims);
   }
   /// Subpart k (K per block) of this rank's block, in the output or in
-  /// scratch slot G (the ring's staging area).
+  /// scratch slot nodeSlots() (the ring's staging area).
   PartAttr sub(BufferKind kind, AffineExpr k, unsigned dims) {
     AffineExpr index = (owned() + ch * G) * K + k % K;
     if (kind == BufferKind::Scratch)

@@ -257,7 +257,7 @@ TEST_P(MailboxProtocol, EveryAllReduceAlgorithm) {
 }
 
 // avg, and wire compression (f16 on the wire, prescaled avg over 8 ranks:
-// x / 8 is exact), on rings and trees.
+// x / 8 is exact), on rings and trees, and on the node-aware all-reduce.
 TEST_P(MailboxProtocol, AvgAndCompressedWire) {
   std::string text;
   int index = 0;
@@ -273,6 +273,19 @@ TEST_P(MailboxProtocol, AvgAndCompressedWire) {
                                 index++, buf, redop, algorithm, attrs, GetParam());
         }
   runAll(text, {"", "", 1, /*chunks=*/3, /*channels=*/2}, index);
+  // The node-aware ones on two v100x8 nodes: rings in the nodes, in pieces.
+  text.clear();
+  index = 0;
+  for (const char *algorithm : {"hierarchical", "hierarchical_rd"})
+    for (const char *redop : {"avg", "sum"}) {
+      std::string buf = bufferType(999, "f32");
+      text += llvm::formatv("ccl.program @h{0} world(16) {{\n"
+                            "  %a = ccl.buffer \"a\" : {1}\n"
+                            "  ccl.all_reduce {2} %a -> %a {{algorithm = \"{3}\", "
+                            "compress = f16, protocol = \"{4}\"} : {1} -> {1}\n}\n",
+                            index++, buf, redop, algorithm, GetParam());
+    }
+  runAll(text, {"v100x8", "", 2, /*chunks=*/2, /*channels=*/3}, index);
 }
 
 // Reduce-scatter and all-gather, their algorithms in turn.
