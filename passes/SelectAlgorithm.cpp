@@ -262,7 +262,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
 
   /// Scratch a candidate takes per rank, in bytes.
   int64_t scratchBytes(const Collective &c, StringRef algorithm,
-                              std::optional<int64_t> perNode) {
+                       std::optional<int64_t> perNode) {
     int64_t n = c.shape.ranks;
     bool allReduce = c.kind == ccl::CollectiveKind::AllReduce;
     if (algorithm == "oneshot" || algorithm == "twoshot" ||
@@ -332,17 +332,15 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           scratchBytes(c, algorithm, perNode) > std::max(kDirectScratchBytes, 2 * c.bytes))
         continue;
       // Only rings, trees, chains, binomial trees, the hierarchical
-      // all-reduce and point to point pipeline in chunks.
+      // all-reduce and point to point pipeline in chunks. The hierarchical
+      // all-reduce's pieces pay by overlapping its three phases, not as a
+      // deep pipeline: they are searched within an eighth of the budget.
+      bool hierarchical = c.kind == ccl::CollectiveKind::AllReduce &&
+                          algorithm.starts_with("hierarchical");
       bool pipelined = algorithm == "ring" || algorithm == "tree" ||
-                       algorithm == "chain" || algorithm == "binomial" ||
-                       (c.kind == ccl::CollectiveKind::AllReduce &&
-                        algorithm.starts_with("hierarchical")) ||
+                       algorithm == "chain" || algorithm == "binomial" || hierarchical ||
                        c.kind == ccl::CollectiveKind::SendRecv;
       int64_t maxChunks = pipelined ? 4096 : 1;
-      // The hierarchical all-reduce's pieces pay by overlapping its three
-      // phases, not as a deep pipeline: they are searched within an eighth
-      // of the budget.
-      bool hierarchical = algorithm.starts_with("hierarchical");
       int64_t budget = hierarchical ? kStepBudget / 8 : kStepBudget;
       std::optional<Choice> bestHere;
       std::set<std::pair<int64_t, int64_t>> tried; // channels, chunks
