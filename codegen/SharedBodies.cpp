@@ -59,34 +59,26 @@ Word word(const void *pointer) { return reinterpret_cast<Word>(pointer); }
 /// affine map (a peer, a part's index) with its step and attribute.
 void walkBody(Block &block, function_ref<void(Word)> shape,
               function_ref<void(Operation *, Attribute, AffineMap)> onMap) {
-  for (Operation &op : block) {
-    shape(word(op.getName().getAsOpaquePointer()));
-    SmallVector<Attribute, 8> seen;
-    auto add = [&](Attribute value) {
-      // The printed task's maps are keyed by attribute: a step that names
-      // one part twice must do so in every task of its group.
-      shape(llvm::find(seen, value) - seen.begin());
-      seen.push_back(value);
-      if (auto map = dyn_cast_if_present<AffineMapAttr>(value))
-        return onMap(&op, value, map.getValue());
-      if (auto part = dyn_cast_if_present<PartAttr>(value)) {
-        shape(static_cast<Word>(part.getBuffer()));
-        shape(part.getParts());
-        return onMap(&op, value, part.getIndex());
-      }
-      shape(value ? word(value.getAsOpaquePointer()) : 0);
-    };
-    forEachInherentAttr(&op, add);
-    for (NamedAttribute attr : op.getDiscardableAttrs()) {
-      shape(word(attr.getName().getAsOpaquePointer()));
-      add(attr.getValue());
+  Operation *step = nullptr;
+  SmallVector<Attribute, 8> seen; // the step's attributes so far
+  walkStepShape(block, shape, [&](Operation *op, Attribute value) {
+    if (op != step) {
+      step = op;
+      seen.clear();
     }
-    for (Region &region : op.getRegions()) {
-      shape(1); // nesting brackets
-      walkBody(region.front(), shape, onMap);
-      shape(2);
+    // The printed task's maps are keyed by attribute: a step that names
+    // one part twice must do so in every task of its group.
+    shape(llvm::find(seen, value) - seen.begin());
+    seen.push_back(value);
+    if (auto map = dyn_cast_if_present<AffineMapAttr>(value))
+      return onMap(op, value, map.getValue());
+    if (auto part = dyn_cast_if_present<PartAttr>(value)) {
+      shape(static_cast<Word>(part.getBuffer()));
+      shape(part.getParts());
+      return onMap(op, value, part.getIndex());
     }
-  }
+    shape(value ? word(value.getAsOpaquePointer()) : 0);
+  });
 }
 
 /// A map with every constant a symbol, and its constants.

@@ -19,26 +19,15 @@ namespace {
 using Shape = ChannelShapes::Shape;
 void appendShape(Block &block, Shape &shape,
                  llvm::function_ref<void(AffineMapAttr)> peer) {
-  auto word = [](const void *p) { return reinterpret_cast<uintptr_t>(p); };
-  for (Operation &op : block) {
-    shape.push_back(word(op.getName().getAsOpaquePointer()));
-    auto add = [&](Attribute value) {
-      if (auto map = dyn_cast_if_present<AffineMapAttr>(value))
-        return peer(map);
-      shape.push_back(value && !isa<PartAttr>(value) ? word(value.getAsOpaquePointer())
-                                                     : 0);
-    };
-    forEachInherentAttr(&op, add);
-    for (NamedAttribute attr : op.getDiscardableAttrs()) {
-      shape.push_back(word(attr.getName().getAsOpaquePointer()));
-      add(attr.getValue());
-    }
-    for (Region &region : op.getRegions()) {
-      shape.push_back(1); // nesting brackets
-      appendShape(region.front(), shape, peer);
-      shape.push_back(2);
-    }
-  }
+  walkStepShape(
+      block, [&](uintptr_t word) { shape.push_back(word); },
+      [&](Operation *, Attribute value) {
+        if (auto map = dyn_cast_if_present<AffineMapAttr>(value))
+          return peer(map);
+        shape.push_back(value && !isa<PartAttr>(value)
+                            ? reinterpret_cast<uintptr_t>(value.getAsOpaquePointer())
+                            : 0);
+      });
 }
 
 } // namespace

@@ -51,6 +51,24 @@ void mlir::sched::forEachInherentAttr(Operation *op, function_ref<void(Attribute
       fn(op->getInherentAttr(name).value_or(Attribute()));
 }
 
+void mlir::sched::walkStepShape(Block &block, function_ref<void(uintptr_t)> word,
+                                function_ref<void(Operation *, Attribute)> attribute) {
+  auto pointer = [](const void *p) { return reinterpret_cast<uintptr_t>(p); };
+  for (Operation &op : block) {
+    word(pointer(op.getName().getAsOpaquePointer()));
+    forEachInherentAttr(&op, [&](Attribute value) { attribute(&op, value); });
+    for (NamedAttribute attr : op.getDiscardableAttrs()) {
+      word(pointer(attr.getName().getAsOpaquePointer()));
+      attribute(&op, attr.getValue());
+    }
+    for (Region &region : op.getRegions()) {
+      word(1); // nesting brackets
+      walkStepShape(region.front(), word, attribute);
+      word(2);
+    }
+  }
+}
+
 LogicalResult PartAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                BufferKind, AffineMap index, int64_t parts) {
   if (parts < 1)

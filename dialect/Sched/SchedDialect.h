@@ -34,6 +34,14 @@ bool hasMultimemSteps(ProgramOp program);
 /// dictionary).
 void forEachInherentAttr(Operation *op, function_ref<void(Attribute)> fn);
 
+/// Walks the steps of `block` in order, nested loops included: `word` gets
+/// each step's name, the names of its discardable attributes and brackets
+/// around each region, `attribute` each attribute (inherent ones null where
+/// absent) with its step. What a task's shape is made of (ChannelShapes,
+/// the emitter's shared bodies).
+void walkStepShape(Block &block, function_ref<void(uintptr_t)> word,
+                   function_ref<void(Operation *, Attribute)> attribute);
+
 } // namespace mlir::sched
 
 #endif
