@@ -248,20 +248,21 @@ mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc
 /// rank ends with; the input holds n blocks, rank j's at [j*m, (j+1)*m).
 /// Scratch: n + nodes - 1 blocks at most. Sums go in a fixed order,
 /// so every run gives the same bits. Any perNode dividing n (1 or n: the
-/// flat ring, the direct reduce-scatter). Out of place; algorithm
-/// "hierarchical".
+/// flat ring, the direct reduce-scatter). Each channel's share goes in up
+/// to `chunks` pieces whose two phases (inside the node, along the rail)
+/// pipeline, odd channels starting each round with the rail's. Out of
+/// place; algorithm "hierarchical".
 mlir::sched::ProgramOp buildHierarchicalReduceScatter(
     mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
-    const AllReduceShape &shape, int64_t perNode, int64_t channels);
+    const AllReduceShape &shape, int64_t perNode, int64_t chunks, int64_t channels);
 /// The mirror image: a ring all-gather of the blocks of GPU l of every
-/// node over rail l, then a direct all-gather inside each node (each block
-/// is passed on inside the node as it arrives). No scratch; algorithm
-/// "hierarchical".
+/// node over rail l, then a direct all-gather inside each node, in pieces
+/// as above. No scratch; algorithm "hierarchical".
 mlir::sched::ProgramOp buildHierarchicalAllGather(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   llvm::StringRef name,
                                                   const AllReduceShape &shape,
-                                                  int64_t perNode,
+                                                  int64_t perNode, int64_t chunks,
                                                   int64_t channels);
 
 /// Broadcast from schedule rank `root` (with `reduce`: reduce towards it)

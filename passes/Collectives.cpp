@@ -218,13 +218,14 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "direct")
       return buildDirectReduceScatter(b, loc, name, shape, channels);
     if (algorithm == "hierarchical")
-      return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(), channels);
+      return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(), chunks,
+                                            channels);
     return buildRingReduceScatter(b, loc, name, shape, chunks, channels, orders());
   case K::AllGather:
     if (algorithm == "direct")
       return buildDirectAllGather(b, loc, name, shape, channels);
     if (algorithm == "hierarchical")
-      return buildHierarchicalAllGather(b, loc, name, shape, perNode(), channels);
+      return buildHierarchicalAllGather(b, loc, name, shape, perNode(), chunks, channels);
     return buildRingAllGather(b, loc, name, shape, chunks, channels, orders());
   case K::Broadcast:
   case K::Reduce:

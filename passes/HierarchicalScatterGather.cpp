@@ -9,9 +9,11 @@
 //  - all-gather: a ring over rail l gathers the N blocks k*P + l, and each
 //    block goes on to the node's other GPUs as soon as it arrives.
 // Only 1/P of the data crosses each NIC, in N-1 network hops instead of n-1.
-// The intra-node exchange runs in the order the ring consumes (produces)
-// the blocks, so the two phases overlap.
-//
+// Each collective runs in two phases (the exchange inside the node, the ring
+// over the rail) on Q pieces per channel: in round s a channel runs one phase
+// on piece s and the other on piece s-1, channels of odd index starting with
+// the second, so that while some channels' data is on NVLink the others' is
+// on the network (as the hierarchical all-reduce's three phases overlap).
 //===----------------------------------------------------------------------===//
 
 #include "passes/ScheduleBuilding.h"
@@ -24,15 +26,23 @@ namespace {
 
 class HierarchicalHalfBuilder : NodeMajorRanks {
 public:
+  /// Piece `piece` of `pieces` of channel `channel`'s share (of C).
   HierarchicalHalfBuilder(OpBuilder &b, Location loc, ProgramOp program, int64_t P,
-                          int64_t C, int64_t scratchBlocks, int64_t channel)
-      : NodeMajorRanks(b.getContext(), program.getRanks(), P), b(b), loc(loc), C(C),
-        scratchBlocks(scratchBlocks), ch(channel),
+                          int64_t C, int64_t scratchBlocks, int64_t channel,
+                          int64_t piece, int64_t pieces)
+      : NodeMajorRanks(b.getContext(), program.getRanks(), P), b(b), loc(loc),
+        C(C * pieces), scratchBlocks(scratchBlocks), ch(channel * pieces + piece),
         finalize(program.getRedop() == ccl::ReductionKind::Avg &&
                  !program.getPrescale()) {}
 
-  void reduceScatter();
-  void allGather();
+  /// The exchange inside the node, the ring along the rail, or both
+  /// interleaved step by step (one piece per channel: each ring step's
+  /// blocks move inside the node just before or after it).
+  enum class Phase { Node, Rail, Both };
+  /// The node's copies summed, then the rail's ring over the sums.
+  void reduceScatter(Phase phase);
+  /// The rail's ring, then the blocks to the node's other GPUs.
+  void allGather(Phase phase);
 
 private:
   AffineExpr dim(unsigned i) { return getAffineDimExpr(i, ctx); }
@@ -107,31 +117,42 @@ private:
 
   OpBuilder &b;
   Location loc;
-  int64_t C, scratchBlocks, ch;
+  int64_t C, scratchBlocks, ch; // C and ch count pieces (a share each)
   bool finalize;
 };
 
-void HierarchicalHalfBuilder::reduceScatter() {
+void HierarchicalHalfBuilder::reduceScatter(Phase phase) {
+  bool node = phase != Phase::Rail, rail = phase != Phase::Node;
   if (n == 1) {
-    CopyOp::create(b, loc, block(BufferKind::Input, constant(0), 1),
-                   own(BufferKind::Output, 1));
+    if (node)
+      CopyOp::create(b, loc, block(BufferKind::Input, constant(0), 1),
+                     own(BufferKind::Output, 1));
     return;
   }
-  // Ring step i reduces the block of node v-1-i (its GPU l's), so send the
-  // node's other GPUs their copies in that order.
-  forEachBlockAndGpu([&](AffineExpr i, AffineExpr t) {
-    SendOp::create(b, loc, block(BufferKind::Input, blockOf(i + 1, local() + t), 3),
-                   toGpu(t, 3), scratch(slot(t, i), 3));
-  });
-  if (M == 1) {
-    addNodeCopies(constant(0), 1, own(BufferKind::Output, 1),
-                  own(BufferKind::Output, 2), /*last=*/true);
-    return;
+  if (node) {
+    // Ring step i reduces the block of node v-1-i (its GPU l's), so send
+    // the node's other GPUs their copies in that order.
+    forEachBlockAndGpu([&](AffineExpr i, AffineExpr t) {
+      SendOp::create(b, loc, block(BufferKind::Input, blockOf(i + 1, local() + t), 3),
+                     toGpu(t, 3), scratch(slot(t, i), 3));
+    });
+    if (M == 1) {
+      addNodeCopies(constant(0), 1, own(BufferKind::Output, 1),
+                    own(BufferKind::Output, 2), /*last=*/true);
+      return;
+    }
+    if (!rail && G > 1) // every node sum now
+      buildLoop(b, loc, 0, M, [&] {
+        addNodeCopies(dim(1), 2, nodeSum(dim(1), 2), nodeSum(dim(1), 3), false);
+      });
   }
+  if (!rail || M == 1)
+    return;
   // The ring over rail l, as the flat ring reduce-scatter: the node sum of
-  // step i joins what arrived from the node before and goes on.
+  // step i (made just before it, when both phases run here) joins what
+  // arrived from the node before and goes on.
   auto sum = [&](AffineExpr i, unsigned dims) {
-    if (G > 1)
+    if (node && G > 1)
       addNodeCopies(i, dims, nodeSum(i, dims), nodeSum(i, dims + 1), false);
   };
   auto staging = [&](AffineExpr i, unsigned dims) {
@@ -155,33 +176,44 @@ void HierarchicalHalfBuilder::reduceScatter() {
                    finalize ? b.getUnitAttr() : UnitAttr());
 }
 
-void HierarchicalHalfBuilder::allGather() {
-  CopyOp::create(b, loc, own(BufferKind::Input, 1), block(BufferKind::Output, rank(), 1));
-  // Every block this GPU has or gets goes on to the node's other GPUs.
-  auto passOn = [&](PartAttr src, AffineExpr j, unsigned dims) {
+void HierarchicalHalfBuilder::allGather(Phase phase) {
+  bool node = phase != Phase::Rail, rail = phase != Phase::Node;
+  // Every block this GPU has or gets goes on to the node's other GPUs: as
+  // it arrives when both phases run here.
+  auto passOn = [&](AffineExpr j, unsigned dims) {
     buildLoop(b, loc, 1, G, [&] {
-      SendOp::create(b, loc, src, toGpu(dim(dims), dims + 1),
-                     block(BufferKind::Output, j, dims + 1));
+      SendOp::create(b, loc, block(BufferKind::Output, j, dims + 1),
+                     toGpu(dim(dims), dims + 1), block(BufferKind::Output, j, dims + 1));
     });
   };
-  if (M > 1)
-    SendOp::create(b, loc, own(BufferKind::Input, 1), peer(alongRail(1), 1),
-                   block(BufferKind::Output, rank(), 1));
-  passOn(own(BufferKind::Input, 2), rank(), 1);
-  // Ring step s brings the block of GPU l of node v-s.
-  buildLoop(b, loc, 1, M - 1, [&] {
-    AffineExpr j = blockOf(dim(1), local());
-    RecvCopySendOp::create(b, loc, peer(alongRail(-1), 2),
-                           block(BufferKind::Output, j, 2), peer(alongRail(1), 2),
-                           block(BufferKind::Output, j, 2));
-    passOn(block(BufferKind::Output, j, 3), j, 2);
-  });
-  if (M > 1) {
-    AffineExpr j = blockOf(constant(M - 1), local());
-    RecvOp::create(b, loc, peer(alongRail(-1), 1), block(BufferKind::Output, j, 1));
-    passOn(block(BufferKind::Output, j, 2), j, 1);
+  if (rail) {
+    // Ring step s brings the block of GPU l of node v-s.
+    CopyOp::create(b, loc, own(BufferKind::Input, 1), block(BufferKind::Output, rank(), 1));
+    if (M > 1)
+      SendOp::create(b, loc, own(BufferKind::Input, 1), peer(alongRail(1), 1),
+                     block(BufferKind::Output, rank(), 1));
+    if (node)
+      passOn(rank(), 1);
+    buildLoop(b, loc, 1, M - 1, [&] {
+      AffineExpr j = blockOf(dim(1), local());
+      RecvCopySendOp::create(b, loc, peer(alongRail(-1), 2),
+                             block(BufferKind::Output, j, 2), peer(alongRail(1), 2),
+                             block(BufferKind::Output, j, 2));
+      if (node)
+        passOn(j, 2);
+    });
+    if (M > 1) {
+      AffineExpr j = blockOf(constant(M - 1), local());
+      RecvOp::create(b, loc, peer(alongRail(-1), 1), block(BufferKind::Output, j, 1));
+      if (node)
+        passOn(j, 1);
+    }
   }
-  // GPU l-t passes its blocks on in its ring's order: nodes v, v-1, ...
+  if (!node)
+    return;
+  if (!rail) // the rail's blocks, in its order (nodes v, v-1, ...)
+    buildLoop(b, loc, 0, M, [&] { passOn(blockOf(dim(1), local()), 2); });
+  // GPU l-t passes its blocks on in its ring's order.
   forEachBlockAndGpu([&](AffineExpr s, AffineExpr t) {
     RecvOp::create(b, loc, fromGpu(t, 3),
                    block(BufferKind::Output, blockOf(s, local() - t + G), 3));
@@ -192,11 +224,12 @@ enum class Half { ReduceScatter, AllGather };
 
 ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half half,
                                 const ccopt::AllReduceShape &shape, int64_t perNode,
-                                int64_t channels) {
+                                int64_t chunks, int64_t channels) {
   int64_t n = shape.ranks, m = shape.count, P = perNode, N = n / P;
   assert(P >= 1 && n % P == 0 && "nodes must hold the same number of ranks");
   assert(!shape.inPlace && "the buffers differ in size");
   int64_t C = std::clamp<int64_t>(m, 1, channels);
+  int64_t Q = std::clamp<int64_t>(m / C, 1, chunks);
   bool scatter = half == Half::ReduceScatter;
   // Slots for the node's copies, the node sums, the ring's staging blocks.
   int64_t scratchBlocks = 0;
@@ -207,15 +240,29 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
       scatter ? ccl::CollectiveKind::ReduceScatter : ccl::CollectiveKind::AllGather,
       shape, /*hasRedop=*/scatter, /*input=*/scatter ? n * m : m,
       /*output=*/scatter ? m : n * m, scratchBlocks * m, std::nullopt,
-      "hierarchical", C, 1);
+      "hierarchical", C, Q);
   OpBuilder::InsertionGuard guard(b);
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch);
-    HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch);
-    if (scatter)
-      builder.reduceScatter();
-    else
-      builder.allGather();
+    auto build = [&](int64_t piece, HierarchicalHalfBuilder::Phase phase) {
+      HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch, piece, Q);
+      scatter ? builder.reduceScatter(phase) : builder.allGather(phase);
+    };
+    if (Q == 1) {
+      build(0, HierarchicalHalfBuilder::Phase::Both);
+      continue;
+    }
+    // Round s: phase f on piece s - f (the collective's first phase is 0),
+    // from phase ch mod 2 on.
+    for (int64_t round = 0; round < Q + 1; ++round)
+      for (int64_t f = 0; f < 2; ++f) {
+        int phase = (ch + f) % 2;
+        int64_t piece = round - phase;
+        bool nodeFirst = scatter;
+        if (piece >= 0 && piece < Q)
+          build(piece, (phase == 0) == nodeFirst ? HierarchicalHalfBuilder::Phase::Node
+                                                 : HierarchicalHalfBuilder::Phase::Rail);
+      }
   }
   return program;
 }
@@ -225,14 +272,16 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
 ProgramOp ccopt::buildHierarchicalReduceScatter(OpBuilder &b, Location loc,
                                                 StringRef name,
                                                 const AllReduceShape &shape,
-                                                int64_t perNode, int64_t channels) {
+                                                int64_t perNode, int64_t chunks,
+                                                int64_t channels) {
   return buildHierarchicalHalf(b, loc, name, Half::ReduceScatter, shape, perNode,
-                               channels);
+                               chunks, channels);
 }
 
 ProgramOp ccopt::buildHierarchicalAllGather(OpBuilder &b, Location loc, StringRef name,
                                             const AllReduceShape &shape,
-                                            int64_t perNode, int64_t channels) {
+                                            int64_t perNode, int64_t chunks,
+                                            int64_t channels) {
   return buildHierarchicalHalf(b, loc, name, Half::AllGather, shape, perNode,
-                               channels);
+                               chunks, channels);
 }

@@ -332,16 +332,20 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           scratchBytes(c, algorithm, perNode) > std::max(kDirectScratchBytes, 2 * c.bytes))
         continue;
       // Only rings, trees, chains, binomial trees, the hierarchical
-      // all-reduce and point to point pipeline in chunks. The hierarchical
-      // all-reduce's pieces pay by overlapping its three phases, not as a
-      // deep pipeline: they are searched within an eighth of the budget.
-      bool hierarchical = c.kind == ccl::CollectiveKind::AllReduce &&
-                          algorithm.starts_with("hierarchical");
+      // all-reduce, reduce-scatter and all-gather and point to point
+      // pipeline in chunks. The hierarchical pieces pay by overlapping the
+      // phases, not as a deep pipeline: the all-reduce's (three phases, a
+      // rank's steps in the thousands on many nodes) are searched within
+      // an eighth of the budget.
+      bool hierarchical = algorithm.starts_with("hierarchical") &&
+                          c.kind != ccl::CollectiveKind::AllToAll;
       bool pipelined = algorithm == "ring" || algorithm == "tree" ||
                        algorithm == "chain" || algorithm == "binomial" || hierarchical ||
                        c.kind == ccl::CollectiveKind::SendRecv;
       int64_t maxChunks = pipelined ? 4096 : 1;
-      int64_t budget = hierarchical ? kStepBudget / 8 : kStepBudget;
+      int64_t budget = hierarchical && c.kind == ccl::CollectiveKind::AllReduce
+                           ? kStepBudget / 8
+                           : kStepBudget;
       std::optional<Choice> bestHere;
       std::set<std::pair<int64_t, int64_t>> tried; // channels, chunks
       bool perRankTasks = algorithm == "tree" || algorithm == "binomial";
@@ -362,10 +366,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           // The chunks double while that gets faster, so a pipeline's first
           // candidate runs to the end, even when slower than the best so far
           // (more chunks may win), unless it is the last the search tries;
-          // the hierarchical all-reduce's to three times the best (its
-          // pieces overlap three phases at most); the next ones only while
-          // they beat it; other candidates only while they beat the best so
-          // far.
+          // the hierarchical ones' to three times the best (their pieces
+          // overlap three phases at most); the next ones only while they
+          // beat it; other candidates only while they beat the best so far.
           tried.insert({channels, chunks});
           bool doubles = chunks * 2 <= most && steps * 2 <= budget;
           double giveUpAfter = bestChunks            ? bestChunks->timeUs

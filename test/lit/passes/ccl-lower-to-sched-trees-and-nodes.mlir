@@ -2,6 +2,19 @@
 // nodes), and the binomial and scatter + all-gather trees, chosen by hand;
 // each schedule must pass sched-verify on the machine.
 // RUN: ccopt %s --ccl-lower-to-sched="topo=a100x8 nodes=2 channels=2" --sched-verify="topo=a100x8 nodes=2" | FileCheck %s
+// RUN: ccopt %s --ccl-lower-to-sched="topo=a100x8 nodes=2 channels=2 chunks=2" --sched-verify="topo=a100x8 nodes=2" | FileCheck %s --check-prefix=PIECES
+
+// In pieces the reduce-scatter's two phases rotate: channel 0 sums both
+// pieces inside the node before the rail's ring takes them, channel 1 runs
+// the ring on piece 0 before it sums piece 1.
+// PIECES: sched.program @p_reduce_scatter_0 attributes {algorithm = "hierarchical", channels = 2 : i64, chunks = 2 : i64
+// PIECES: sched.task channel 0 {
+// PIECES: sched.reduce {{.*}} -> <output, (d0) -> (0), 4>
+// PIECES-NEXT: sched.send <scratch, (d0) -> (57), 68>
+// PIECES: sched.task channel 1 {
+// PIECES: sched.reduce {{.*}} -> <output, (d0) -> (2), 4>
+// PIECES-NEXT: sched.loop 0 to 2 {
+// PIECES: sched.program @p_all_gather_1 attributes {algorithm = "hierarchical", channels = 2 : i64, chunks = 2 : i64
 
 // CHECK: sched.program @p_reduce_scatter_0 attributes {algorithm = "hierarchical"
 // CHECK: sched.program @p_all_gather_1 attributes {algorithm = "hierarchical"

@@ -81,18 +81,19 @@ protected:
   }
 
   void addReduceScatter(int64_t n, int64_t perNode, int64_t m, ccl::ReductionKind redop,
-                        int64_t channels) {
+                        int64_t chunks, int64_t channels) {
     add(ccopt::buildHierarchicalReduceScatter(b, b.getUnknownLoc(), nextName(),
                                               shape(n, m, redop, false), perNode,
-                                              channels),
+                                              chunks, channels),
         [=](int r, int64_t e) -> std::optional<float> {
           return reduceOver(redop, n, [&](int q) { return inputValue(q, r * m + e); });
         });
   }
-  void addAllGather(int64_t n, int64_t perNode, int64_t m, int64_t channels) {
+  void addAllGather(int64_t n, int64_t perNode, int64_t m, int64_t chunks,
+                    int64_t channels) {
     add(ccopt::buildHierarchicalAllGather(b, b.getUnknownLoc(), nextName(),
                                           shape(n, m, ccl::ReductionKind::Sum, false),
-                                          perNode, channels),
+                                          perNode, chunks, channels),
         [=](int, int64_t e) -> std::optional<float> {
           return inputValue(int(e / m), e % m);
         });
@@ -164,15 +165,15 @@ const int64_t counts[] = {1, 7, 4096, 30011};
 
 // Worlds of 1, 2, 3, 5 and 8 ranks in every split into nodes (one node,
 // one rank per node, and between), so that both phases and their absence
-// run.
+// run, in one to three pieces per channel.
 TEST_F(HostExecutionBuilders, HierarchicalScatterGatherSmallWorlds) {
   int i = 0;
   for (auto [n, perNode] : {std::pair{1, 1}, {2, 1}, {2, 2}, {3, 1}, {3, 3}, {5, 1},
                             {5, 5}, {8, 2}, {8, 4}, {6, 3}})
     for (int64_t m : counts) {
-      int64_t channels = 1 + i % 2;
-      addReduceScatter(n, perNode, m, redops[i % 3], channels);
-      addAllGather(n, perNode, m, channels);
+      int64_t channels = 1 + i % 2, chunks = 1 + i % 3;
+      addReduceScatter(n, perNode, m, redops[i % 3], chunks, channels);
+      addAllGather(n, perNode, m, chunks, channels);
       ++i;
     }
   verifyAndRun();
@@ -189,10 +190,10 @@ TEST_F(HostExecutionBuilders, HierarchicalScatterGatherOnMachines) {
     ASSERT_EQ(perNode, 8);
     for (int64_t m : counts)
       for (ccl::ReductionKind redop : redops) {
-        int64_t channels = 1 + i++ % 2;
-        addReduceScatter(n, *perNode, m, redop, channels);
+        int64_t channels = 1 + i % 2, chunks = 1 + i++ % 3;
+        addReduceScatter(n, *perNode, m, redop, chunks, channels);
         if (redop == ccl::ReductionKind::Sum)
-          addAllGather(n, *perNode, m, channels);
+          addAllGather(n, *perNode, m, chunks, channels);
       }
   }
   verifyAndRun();
@@ -354,13 +355,14 @@ constexpr int64_t KiB = 1024, MiB = 1024 * KiB;
 
 // Every builder's schedule simulates on a machine; the times against the
 // ring or chain each could replace are printed, and the gains that hold are
-// checked. Measured (Simple; LL where noted), a100x8 x4, n-block buffer of:
-//   64 KiB: hierarchical RS/AG 54 us (LL 18, 17) vs ring 159, NCCL 37
-//    1 MiB: hierarchical  60 us vs ring  198, NCCL  85
-//   16 MiB: hierarchical 188 (AG 140) vs ring 241, NCCL 144
-//  256 MiB: hierarchical 2644 (AG 2060) vs ring 1398: the NVLink and NIC
-//           phases run one after the other on every channel, where the
-//           flat ring keeps both busy, so it only pays below ~16 MiB.
+// checked. Measured (Simple; LL where noted; best of 1, 4 and 16 pieces),
+// a100x8 x4, n-block buffer of:
+//   64 KiB: hierarchical RS/AG 54 us (LL 19) vs ring 159, NCCL 37
+//    1 MiB: hierarchical  62 us vs ring  198, NCCL  85
+//   16 MiB: hierarchical 215 (AG 182) vs ring 241, NCCL 144
+//  256 MiB: hierarchical 2125 (AG 1578; 4 pieces) vs ring 1398: within 16
+//           channels the pieces' phases overlap too little (on 32 channels
+//           the all-gather's pass the ring; see SimulatorTest).
 TEST_F(AlgorithmBuildersSimulation, HierarchicalHalvesAgainstRings) {
   auto m = machine("a100x8", 4);
   int64_t n = m.ranks();
@@ -370,25 +372,28 @@ TEST_F(AlgorithmBuildersSimulation, HierarchicalHalvesAgainstRings) {
       auto build = scatter ? ccopt::buildHierarchicalReduceScatter
                            : ccopt::buildHierarchicalAllGather;
       double best = 0, ll = 0;
-      int64_t bestChannels = 0;
-      for (int64_t channels : {1, 2, 4, 8, 16}) {
-        auto program = build(b, b.getUnknownLoc(), nextName(), shape(n, block), 8,
-                             channels);
-        double us = time(program, m);
-        if (!bestChannels || us < best)
-          best = us, bestChannels = channels;
-        double usLL = time(program, m, ccopt::topo::Protocol::LL);
-        ll = ll == 0 ? usLL : std::min(ll, usLL);
-      }
+      int64_t bestChannels = 0, bestPieces = 0;
+      for (int64_t channels : {1, 2, 4, 8, 16})
+        for (int64_t pieces : {1, 4, 16}) {
+          auto program = build(b, b.getUnknownLoc(), nextName(), shape(n, block), 8,
+                               pieces, channels);
+          double us = time(program, m);
+          if (!bestChannels || us < best)
+            best = us, bestChannels = channels, bestPieces = pieces;
+          if (pieces == 1) {
+            double usLL = time(program, m, ccopt::topo::Protocol::LL);
+            ll = ll == 0 ? usLL : std::min(ll, usLL);
+          }
+        }
       double ring = ringHalf(scatter, n, block, m);
       double baseline = nccl(scatter ? ccl::CollectiveKind::ReduceScatter
                                      : ccl::CollectiveKind::AllGather,
                              n, block, m);
       std::cout << llvm::formatv("a100x8 x4, {0,-14} {1,9} B: hierarchical {2,7:f1} us "
-                                 "({3,2} ch; LL {4,7:f1}), ring {5,7:f1} us, NCCL "
-                                 "{6,7:f1} us\n",
+                                 "({3,2} ch, {4,2} pieces; LL {5,7:f1}), ring {6,7:f1} "
+                                 "us, NCCL {7,7:f1} us\n",
                                  scatter ? "reduce_scatter" : "all_gather", bytes, best,
-                                 bestChannels, ll, ring, baseline)
+                                 bestChannels, bestPieces, ll, ring, baseline)
                        .str();
       if (bytes <= 16 * MiB)
         EXPECT_LT(best, ring) << bytes;

@@ -657,6 +657,25 @@ TEST_F(SimulatorTest, HierarchicalPiecesOverlapPhases) {
   EXPECT_LT(four, 0.85 * one) << one << " " << four;
 }
 
+// The hierarchical all-gather in pieces: odd channels start each round on
+// NVLink, even ones on the network (two a100x8 nodes, 1 GiB, 32 channels:
+// one piece 6.82 ms, 16 pieces 4.17 ms, the flat ring 5.27 ms).
+TEST_F(SimulatorTest, HierarchicalAllGatherPiecesOverlapPhases) {
+  topo::Machine m = preset("a100x8", 2);
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  AllReduceShape shape = shapeOf(16, 64 * MiB);
+  shape.inPlace = false;
+  auto time = [&](int64_t chunks) {
+    return run(buildHierarchicalAllGather(b, b.getUnknownLoc(), "ag" + std::to_string(chunks),
+                                          shape, 8, chunks, 32),
+               m)
+        .timeUs;
+  };
+  double one = time(1), sixteen = time(16);
+  EXPECT_LT(sixteen, 0.7 * one) << one << " " << sixteen;
+}
+
 //===----------------------------------------------------------------------===//
 // Simulator errors.
 //===----------------------------------------------------------------------===//
