@@ -127,10 +127,13 @@ mlir::sched::ProgramOp buildHierarchicalAllReduce(mlir::OpBuilder &b,
 /// alone: a direct exchange among them stays on NVLink.
 bool nvlinkBetweenAll(const topo::Machine &machine, llvm::ArrayRef<int> ranks);
 
-/// How many of `ranks` (world ranks, in schedule order) each node holds,
-/// when they come node by node in equal blocks of at least 2 on at least 2
-/// nodes (what the hierarchical all-reduce needs); std::nullopt otherwise.
-std::optional<int64_t> ranksPerNode(const topo::Machine &machine,
+/// The groups the hierarchical algorithms work in, as how many of `ranks`
+/// (world ranks, in schedule order) each holds: the nodes, when the ranks
+/// come node by node in equal blocks of at least 2 on at least 2 nodes; on
+/// one node whose GPUs reach the other socket's only across the sockets'
+/// link (a PCIe machine), the sockets, when the ranks come socket by socket
+/// in equal blocks of at least 2. std::nullopt otherwise.
+std::optional<int64_t> ranksPerGroup(const topo::Machine &machine,
                                     llvm::ArrayRef<int> ranks);
 
 /// Broadcast (or, with `reduce`, reduce) as a chain pipelined in chunks:
@@ -248,22 +251,26 @@ mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc
 /// rank ends with; the input holds n blocks, rank j's at [j*m, (j+1)*m).
 /// Scratch: n + nodes - 1 blocks at most. Sums go in a fixed order,
 /// so every run gives the same bits. Any perNode dividing n (1 or n: the
-/// flat ring, the direct reduce-scatter). Each channel's share goes in up
-/// to `chunks` pieces whose two phases (inside the node, along the rail)
-/// pipeline, odd channels starting each round with the rail's. Out of
-/// place; algorithm "hierarchical".
+/// flat ring, the direct reduce-scatter). With `ringInNode` the node's
+/// sums go round a ring over its GPUs in order instead (where not every
+/// two have NVLink: fused reductions, each link once). Each channel's
+/// share goes in up to `chunks` pieces whose two phases (inside the node,
+/// along the rail) pipeline, odd channels starting each round with the
+/// rail's. Out of place; algorithm "hierarchical".
 mlir::sched::ProgramOp buildHierarchicalReduceScatter(
     mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
-    const AllReduceShape &shape, int64_t perNode, int64_t chunks, int64_t channels);
+    const AllReduceShape &shape, int64_t perNode, bool ringInNode, int64_t chunks,
+    int64_t channels);
 /// The mirror image: a ring all-gather of the blocks of GPU l of every
-/// node over rail l, then a direct all-gather inside each node, in pieces
-/// as above. No scratch; algorithm "hierarchical".
+/// node over rail l, then a direct all-gather inside each node (or a ring
+/// over its GPUs in order), in pieces as above. No scratch; algorithm
+/// "hierarchical".
 mlir::sched::ProgramOp buildHierarchicalAllGather(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   llvm::StringRef name,
                                                   const AllReduceShape &shape,
-                                                  int64_t perNode, int64_t chunks,
-                                                  int64_t channels);
+                                                  int64_t perNode, bool ringInNode,
+                                                  int64_t chunks, int64_t channels);
 
 /// Broadcast from schedule rank `root` (with `reduce`: reduce towards it)
 /// along a binomial tree: ceil(log2 n) rounds for any n, rank q (counted

@@ -131,10 +131,11 @@ std::string algorithmUnsupported(K kind, StringRef algorithm, ArrayRef<int> rank
     return "";
   if (kind == K::AllToAll && inPlace)
     return "the hierarchical all_to_all needs distinct input and output buffers";
-  std::optional<int64_t> perNode = machine ? ranksPerNode(*machine, ranks) : std::nullopt;
+  std::optional<int64_t> perNode = machine ? ranksPerGroup(*machine, ranks) : std::nullopt;
   if (!perNode)
     return (algorithm + " needs a machine whose nodes each hold the same number "
-                        "(at least 2) of the ranks, node by node, on at least 2 nodes")
+                        "(at least 2) of the ranks, node by node, on at least 2 nodes "
+                        "(or, on one node, whose sockets do, socket by socket)")
         .str();
   if (algorithm == "hierarchical_rd" && !llvm::isPowerOf2_64(n / *perNode))
     return "hierarchical_rd needs a power-of-two number of nodes, not " +
@@ -184,13 +185,16 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
                    : RingOrders();
   };
   bool reduce = c.kind == K::Reduce;
-  auto perNode = [&] { return *ranksPerNode(*machine, c.ranks); };
+  auto perNode = [&] { return *ranksPerGroup(*machine, c.ranks); };
   // A node's ranks in NVLink ring orders (one per channel, disjoint where
   // the links allow) where two of its GPUs have no NVLink between them
   // (none: a direct exchange inside the node reaches every GPU over NVLink).
+  auto nvlinkInNode = [&] {
+    return nvlinkBetweenAll(*machine, ArrayRef<int>(c.ranks).take_front(perNode()));
+  };
   auto nodeRings = [&] {
     ArrayRef<int> node = ArrayRef<int>(c.ranks).take_front(perNode());
-    return nvlinkBetweenAll(*machine, node)
+    return nvlinkInNode()
                ? RingOrders()
                : toScheduleRanks(topo::ringOrders(*machine, node, channels), node);
   };
@@ -218,14 +222,15 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "direct")
       return buildDirectReduceScatter(b, loc, name, shape, channels);
     if (algorithm == "hierarchical")
-      return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(), chunks,
-                                            channels);
+      return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(), !nvlinkInNode(),
+                                            chunks, channels);
     return buildRingReduceScatter(b, loc, name, shape, chunks, channels, orders());
   case K::AllGather:
     if (algorithm == "direct")
       return buildDirectAllGather(b, loc, name, shape, channels);
     if (algorithm == "hierarchical")
-      return buildHierarchicalAllGather(b, loc, name, shape, perNode(), chunks, channels);
+      return buildHierarchicalAllGather(b, loc, name, shape, perNode(), !nvlinkInNode(),
+                                        chunks, channels);
     return buildRingAllGather(b, loc, name, shape, chunks, channels, orders());
   case K::Broadcast:
   case K::Reduce:

@@ -280,20 +280,36 @@ bool ccopt::nvlinkBetweenAll(const topo::Machine &machine, llvm::ArrayRef<int> r
   });
 }
 
-std::optional<int64_t> ccopt::ranksPerNode(const topo::Machine &machine,
-                                           llvm::ArrayRef<int> ranks) {
+namespace {
+
+/// The size of the equal blocks (at least 2 of at least 2) that `ranks`
+/// come in, in order, where `apart` says whether two world ranks are in
+/// different groups: every rank is with its block's first and apart from
+/// every other block's.
+template <typename Apart>
+std::optional<int64_t> equalBlocks(llvm::ArrayRef<int> ranks, Apart apart) {
   int64_t n = ranks.size(), G = 0;
-  if (llvm::any_of(ranks, [&](int r) { return r < 0 || r >= machine.ranks(); }))
-    return std::nullopt;
-  while (G < n && machine.nodeOf(ranks[G]) == machine.nodeOf(ranks[0]))
+  while (G < n && !apart(ranks[G], ranks[0]))
     ++G;
   if (G < 2 || n % G || n / G < 2)
     return std::nullopt;
-  llvm::SmallDenseSet<int> nodes;
-  for (int64_t i = 0; i < n; ++i) {
-    int node = machine.nodeOf(ranks[i]);
-    if (node != machine.nodeOf(ranks[i - i % G]) || (i % G == 0 && !nodes.insert(node).second))
-      return std::nullopt;
-  }
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t first = 0; first < n; first += G)
+      if (apart(ranks[i], ranks[first]) != (i - i % G != first))
+        return std::nullopt;
   return G;
+}
+
+} // namespace
+
+std::optional<int64_t> ccopt::ranksPerGroup(const topo::Machine &machine,
+                                            llvm::ArrayRef<int> ranks) {
+  if (llvm::any_of(ranks, [&](int r) { return r < 0 || r >= machine.ranks(); }))
+    return std::nullopt;
+  auto otherNode = [&](int a, int b) { return machine.nodeOf(a) != machine.nodeOf(b); };
+  if (llvm::any_of(ranks, [&](int r) { return otherNode(r, ranks[0]); }))
+    return equalBlocks(ranks, otherNode);
+  return equalBlocks(ranks, [&](int a, int b) {
+    return machine.routeKind(a, b) == topo::LinkKind::Smp;
+  });
 }

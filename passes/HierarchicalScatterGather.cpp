@@ -29,10 +29,10 @@ public:
   /// Piece `piece` of `pieces` of channel `channel`'s share (of C).
   HierarchicalHalfBuilder(OpBuilder &b, Location loc, ProgramOp program, int64_t P,
                           int64_t C, int64_t scratchBlocks, int64_t channel,
-                          int64_t piece, int64_t pieces)
+                          int64_t piece, int64_t pieces, bool ringInNode)
       : NodeMajorRanks(b.getContext(), program.getRanks(), P), b(b), loc(loc),
         C(C * pieces), scratchBlocks(scratchBlocks), ch(channel * pieces + piece),
-        finalize(program.getRedop() == ccl::ReductionKind::Avg &&
+        ringInNode(ringInNode), finalize(program.getRedop() == ccl::ReductionKind::Avg &&
                  !program.getPrescale()) {}
 
   /// The exchange inside the node, the ring along the rail, or both
@@ -114,11 +114,40 @@ private:
     if (G > 2)
       reduce(dst, scratch(slot(constant(G - 1), i), dims), dst, last);
   }
+  /// The same by a ring over the node's GPUs in order: block j starts at
+  /// GPU j+1 and each GPU adds its copy as the block passes (the reduction
+  /// rides on the transfer), GPU l ending with block l; slot (s, i) takes
+  /// what arrives at ring step s.
+  void ringNodeSum(AffineExpr i, unsigned dims, PartAttr dst, bool last) {
+    auto copy = [&](AffineExpr hops, unsigned d) { // GPU l-hops's block
+      return block(BufferKind::Input, blockOf(i + 1, local() - hops + G), d);
+    };
+    AffineMapAttr next = toGpu(constant(1), dims), nextInLoop = toGpu(constant(1), dims + 1);
+    AffineMapAttr prev = fromGpu(constant(1), dims), prevInLoop = fromGpu(constant(1), dims + 1);
+    SendOp::create(b, loc, copy(constant(1), dims), next, scratch(slot(constant(1), i), dims));
+    buildLoop(b, loc, 1, G - 1, [&] {
+      AffineExpr step = dim(dims);
+      RecvReduceSendOp::create(b, loc, prevInLoop, scratch(slot(step, i), dims + 1),
+                               copy(step + 1, dims + 1), PartAttr(), UnitAttr(),
+                               nextInLoop, scratch(slot(step + 1, i), dims + 1));
+    });
+    RecvOp::create(b, loc, prev, scratch(slot(constant(G - 1), i), dims));
+    ReduceOp::create(b, loc, scratch(slot(constant(G - 1), i), dims), copy(constant(0), dims),
+                     dst, last && finalize ? b.getUnitAttr() : UnitAttr());
+  }
+  /// The node's sum for ring step i into `dst(dims)`, by the node's ring
+  /// or from the copies the direct exchange sent.
+  template <typename Dst> void sumInNode(AffineExpr i, unsigned dims, Dst dst, bool last) {
+    if (ringInNode)
+      ringNodeSum(i, dims, dst(dims), last);
+    else
+      addNodeCopies(i, dims, dst(dims), dst(dims + 1), last);
+  }
 
   OpBuilder &b;
   Location loc;
   int64_t C, scratchBlocks, ch; // C and ch count pieces (a share each)
-  bool finalize;
+  bool ringInNode, finalize;
 };
 
 void HierarchicalHalfBuilder::reduceScatter(Phase phase) {
@@ -129,22 +158,22 @@ void HierarchicalHalfBuilder::reduceScatter(Phase phase) {
                      own(BufferKind::Output, 1));
     return;
   }
+  auto sumOf = [&](AffineExpr i) { return [this, i](unsigned d) { return nodeSum(i, d); }; };
   if (node) {
     // Ring step i reduces the block of node v-1-i (its GPU l's), so send
     // the node's other GPUs their copies in that order.
-    forEachBlockAndGpu([&](AffineExpr i, AffineExpr t) {
-      SendOp::create(b, loc, block(BufferKind::Input, blockOf(i + 1, local() + t), 3),
-                     toGpu(t, 3), scratch(slot(t, i), 3));
-    });
+    if (!ringInNode)
+      forEachBlockAndGpu([&](AffineExpr i, AffineExpr t) {
+        SendOp::create(b, loc, block(BufferKind::Input, blockOf(i + 1, local() + t), 3),
+                       toGpu(t, 3), scratch(slot(t, i), 3));
+      });
     if (M == 1) {
-      addNodeCopies(constant(0), 1, own(BufferKind::Output, 1),
-                    own(BufferKind::Output, 2), /*last=*/true);
+      sumInNode(constant(0), 1, [&](unsigned d) { return own(BufferKind::Output, d); },
+                /*last=*/true);
       return;
     }
     if (!rail && G > 1) // every node sum now
-      buildLoop(b, loc, 0, M, [&] {
-        addNodeCopies(dim(1), 2, nodeSum(dim(1), 2), nodeSum(dim(1), 3), false);
-      });
+      buildLoop(b, loc, 0, M, [&] { sumInNode(dim(1), 2, sumOf(dim(1)), false); });
   }
   if (!rail || M == 1)
     return;
@@ -153,7 +182,7 @@ void HierarchicalHalfBuilder::reduceScatter(Phase phase) {
   // arrived from the node before and goes on.
   auto sum = [&](AffineExpr i, unsigned dims) {
     if (node && G > 1)
-      addNodeCopies(i, dims, nodeSum(i, dims), nodeSum(i, dims + 1), false);
+      sumInNode(i, dims, sumOf(i), false);
   };
   auto staging = [&](AffineExpr i, unsigned dims) {
     return scratch(stagingBase() + i - 1, dims);
@@ -178,13 +207,17 @@ void HierarchicalHalfBuilder::reduceScatter(Phase phase) {
 
 void HierarchicalHalfBuilder::allGather(Phase phase) {
   bool node = phase != Phase::Rail, rail = phase != Phase::Node;
-  // Every block this GPU has or gets goes on to the node's other GPUs: as
-  // it arrives when both phases run here.
+  // Every block this GPU has or gets goes on to the node's other GPUs (or
+  // the next on the node's ring): as it arrives when both phases run here.
   auto passOn = [&](AffineExpr j, unsigned dims) {
-    buildLoop(b, loc, 1, G, [&] {
-      SendOp::create(b, loc, block(BufferKind::Output, j, dims + 1),
-                     toGpu(dim(dims), dims + 1), block(BufferKind::Output, j, dims + 1));
-    });
+    if (ringInNode && G > 1)
+      SendOp::create(b, loc, block(BufferKind::Output, j, dims), toGpu(constant(1), dims),
+                     block(BufferKind::Output, j, dims));
+    else
+      buildLoop(b, loc, 1, G, [&] {
+        SendOp::create(b, loc, block(BufferKind::Output, j, dims + 1),
+                       toGpu(dim(dims), dims + 1), block(BufferKind::Output, j, dims + 1));
+      });
   };
   if (rail) {
     // Ring step s brings the block of GPU l of node v-s.
@@ -213,18 +246,35 @@ void HierarchicalHalfBuilder::allGather(Phase phase) {
     return;
   if (!rail) // the rail's blocks, in its order (nodes v, v-1, ...)
     buildLoop(b, loc, 0, M, [&] { passOn(blockOf(dim(1), local()), 2); });
-  // GPU l-t passes its blocks on in its ring's order.
-  forEachBlockAndGpu([&](AffineExpr s, AffineExpr t) {
-    RecvOp::create(b, loc, fromGpu(t, 3),
-                   block(BufferKind::Output, blockOf(s, local() - t + G), 3));
+  // GPU l-t passes its blocks on in its rail's order; on the node's ring
+  // they come t hops from GPU l-1, which passed on its own first, then
+  // those one hop away, ..., and go on until they have made G-1 hops.
+  auto from = [&](AffineExpr s, AffineExpr t, unsigned dims) {
+    return block(BufferKind::Output, blockOf(s, local() - t + G), dims);
+  };
+  if (!ringInNode) {
+    forEachBlockAndGpu([&](AffineExpr s, AffineExpr t) {
+      RecvOp::create(b, loc, fromGpu(t, 3), from(s, t, 3));
+    });
+    return;
+  }
+  buildLoop(b, loc, 1, G - 1, [&] {
+    buildLoop(b, loc, 0, M, [&] {
+      RecvCopySendOp::create(b, loc, fromGpu(constant(1), 3), from(dim(2), dim(1), 3),
+                             toGpu(constant(1), 3), from(dim(2), dim(1), 3));
+    });
   });
+  if (G > 1)
+    buildLoop(b, loc, 0, M, [&] {
+      RecvOp::create(b, loc, fromGpu(constant(1), 2), from(dim(1), constant(G - 1), 2));
+    });
 }
 
 enum class Half { ReduceScatter, AllGather };
 
 ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half half,
                                 const ccopt::AllReduceShape &shape, int64_t perNode,
-                                int64_t chunks, int64_t channels) {
+                                bool ringInNode, int64_t chunks, int64_t channels) {
   int64_t n = shape.ranks, m = shape.count, P = perNode, N = n / P;
   assert(P >= 1 && n % P == 0 && "nodes must hold the same number of ranks");
   assert(!shape.inPlace && "the buffers differ in size");
@@ -245,7 +295,8 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch);
     auto build = [&](int64_t piece, HierarchicalHalfBuilder::Phase phase) {
-      HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch, piece, Q);
+      HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch, piece, Q,
+                                      ringInNode);
       scatter ? builder.reduceScatter(phase) : builder.allGather(phase);
     };
     if (Q == 1) {
@@ -272,16 +323,16 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
 ProgramOp ccopt::buildHierarchicalReduceScatter(OpBuilder &b, Location loc,
                                                 StringRef name,
                                                 const AllReduceShape &shape,
-                                                int64_t perNode, int64_t chunks,
-                                                int64_t channels) {
+                                                int64_t perNode, bool ringInNode,
+                                                int64_t chunks, int64_t channels) {
   return buildHierarchicalHalf(b, loc, name, Half::ReduceScatter, shape, perNode,
-                               chunks, channels);
+                               ringInNode, chunks, channels);
 }
 
 ProgramOp ccopt::buildHierarchicalAllGather(OpBuilder &b, Location loc, StringRef name,
                                             const AllReduceShape &shape,
-                                            int64_t perNode, int64_t chunks,
-                                            int64_t channels) {
+                                            int64_t perNode, bool ringInNode,
+                                            int64_t chunks, int64_t channels) {
   return buildHierarchicalHalf(b, loc, name, Half::AllGather, shape, perNode,
-                               chunks, channels);
+                               ringInNode, chunks, channels);
 }

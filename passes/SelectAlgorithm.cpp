@@ -299,7 +299,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     double fastest = 1e300; // over every candidate so far
     int64_t maxChannels =
         c.kind == ccl::CollectiveKind::SendRecv ? 1 : 2 * ncclChannels(machine);
-    std::optional<int64_t> perNode = ranksPerNode(machine, c.ranks);
+    std::optional<int64_t> perNode = ranksPerGroup(machine, c.ranks);
     ArrayRef<StringRef> algorithms = algorithmsFor(c.kind);
     // Those with long chains of steps last: by then the best time so far
     // prunes most of their candidates. Over several nodes the node-aware

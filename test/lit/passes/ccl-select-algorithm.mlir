@@ -2,6 +2,16 @@
 // RUN: ccopt %s --topo a100x8 --nodes 2 | FileCheck %s --check-prefix=LOWERED
 // RUN: not ccopt %s --emit=mlir --ccl-select-algorithm 2>&1 | FileCheck %s --check-prefix=NO-MACHINE
 // RUN: ccopt %S/Inputs/all-reduce-1024-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=a100x8 nodes=128" | FileCheck %s --check-prefix=HUGE
+// RUN: ccopt %S/Inputs/pcie-socket-collectives.mlir --topo pcie4x8 | FileCheck %s --check-prefix=SOCKETS
+
+// On one PCIe node the sockets' link is the bottleneck: the node-aware
+// algorithms, with the sockets as their groups, cross it with each block
+// once (the ring: every block twice), and beat NCCL's ring.
+// SOCKETS: ccl.all_reduce sum %{{.*}} {algorithm = "{{hierarchical|hierarchical_rd}}"
+// SOCKETS-SAME: runner_up = "{{hierarchical|hierarchical_rd}}"
+// SOCKETS: ccl.all_gather %{{.*}} {algorithm = "hierarchical"{{.*}}runner_up = "ring"
+// SOCKETS: sched.program @sockets_all_reduce_0
+// SOCKETS: sched.program @sockets_all_gather_1
 
 // At 1024 ranks NCCL's pipelined tree on 16 channels (16384 per-rank tasks,
 // a few shared kernel bodies) beats the node-aware recursive doubling.

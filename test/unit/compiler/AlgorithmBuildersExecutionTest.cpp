@@ -81,19 +81,19 @@ protected:
   }
 
   void addReduceScatter(int64_t n, int64_t perNode, int64_t m, ccl::ReductionKind redop,
-                        int64_t chunks, int64_t channels) {
+                        bool ringInNode, int64_t chunks, int64_t channels) {
     add(ccopt::buildHierarchicalReduceScatter(b, b.getUnknownLoc(), nextName(),
                                               shape(n, m, redop, false), perNode,
-                                              chunks, channels),
+                                              ringInNode, chunks, channels),
         [=](int r, int64_t e) -> std::optional<float> {
           return reduceOver(redop, n, [&](int q) { return inputValue(q, r * m + e); });
         });
   }
-  void addAllGather(int64_t n, int64_t perNode, int64_t m, int64_t chunks,
-                    int64_t channels) {
+  void addAllGather(int64_t n, int64_t perNode, int64_t m, bool ringInNode,
+                    int64_t chunks, int64_t channels) {
     add(ccopt::buildHierarchicalAllGather(b, b.getUnknownLoc(), nextName(),
                                           shape(n, m, ccl::ReductionKind::Sum, false),
-                                          perNode, chunks, channels),
+                                          perNode, ringInNode, chunks, channels),
         [=](int, int64_t e) -> std::optional<float> {
           return inputValue(int(e / m), e % m);
         });
@@ -165,35 +165,40 @@ const int64_t counts[] = {1, 7, 4096, 30011};
 
 // Worlds of 1, 2, 3, 5 and 8 ranks in every split into nodes (one node,
 // one rank per node, and between), so that both phases and their absence
-// run, in one to three pieces per channel.
+// run, in one to three pieces per channel, inside the nodes directly or in
+// rings.
 TEST_F(HostExecutionBuilders, HierarchicalScatterGatherSmallWorlds) {
   int i = 0;
   for (auto [n, perNode] : {std::pair{1, 1}, {2, 1}, {2, 2}, {3, 1}, {3, 3}, {5, 1},
                             {5, 5}, {8, 2}, {8, 4}, {6, 3}})
     for (int64_t m : counts) {
       int64_t channels = 1 + i % 2, chunks = 1 + i % 3;
-      addReduceScatter(n, perNode, m, redops[i % 3], chunks, channels);
-      addAllGather(n, perNode, m, chunks, channels);
+      bool ring = i % 4 >= 2;
+      addReduceScatter(n, perNode, m, redops[i % 3], ring, chunks, channels);
+      addAllGather(n, perNode, m, ring, chunks, channels);
       ++i;
     }
   verifyAndRun();
 }
 
-// Nodes of 8 GPUs as the machine presets place them (ranksPerNode).
+// Nodes of 8 GPUs as the machine presets place them, and a PCIe node's
+// sockets (ranksPerGroup).
 TEST_F(HostExecutionBuilders, HierarchicalScatterGatherOnMachines) {
   int i = 0;
-  for (auto [topo, nodes] : {std::pair{"a100x8", 2}, {"v100x8", 3}, {"pcie4x8", 4}}) {
+  for (auto [topo, nodes] :
+       {std::pair{"a100x8", 2}, {"v100x8", 3}, {"pcie4x8", 4}, {"pcie4x8", 1}}) {
     auto machine = ccopt::topo::lookupPreset(topo, nodes);
     ASSERT_TRUE(machine);
     int n = machine->ranks();
-    std::optional<int64_t> perNode = ccopt::ranksPerNode(*machine, firstRanks(n));
-    ASSERT_EQ(perNode, 8);
+    std::optional<int64_t> perNode = ccopt::ranksPerGroup(*machine, firstRanks(n));
+    ASSERT_EQ(perNode, nodes > 1 ? 8 : 4); // one node: its sockets
     for (int64_t m : counts)
       for (ccl::ReductionKind redop : redops) {
         int64_t channels = 1 + i % 2, chunks = 1 + i++ % 3;
-        addReduceScatter(n, *perNode, m, redop, chunks, channels);
+        bool ring = !ccopt::nvlinkBetweenAll(*machine, firstRanks(*perNode));
+        addReduceScatter(n, *perNode, m, redop, ring, chunks, channels);
         if (redop == ccl::ReductionKind::Sum)
-          addAllGather(n, *perNode, m, chunks, channels);
+          addAllGather(n, *perNode, m, ring, chunks, channels);
       }
   }
   verifyAndRun();
@@ -376,7 +381,7 @@ TEST_F(AlgorithmBuildersSimulation, HierarchicalHalvesAgainstRings) {
       for (int64_t channels : {1, 2, 4, 8, 16})
         for (int64_t pieces : {1, 4, 16}) {
           auto program = build(b, b.getUnknownLoc(), nextName(), shape(n, block), 8,
-                               pieces, channels);
+                               /*ringInNode=*/false, pieces, channels);
           double us = time(program, m);
           if (!bestChannels || us < best)
             best = us, bestChannels = channels, bestPieces = pieces;

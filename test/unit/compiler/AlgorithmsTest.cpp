@@ -10,6 +10,7 @@
 
 #include "host/HostBackend.h"
 #include "passes/Algorithms.h"
+#include "topology/Machine.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -95,6 +96,28 @@ TEST(Algorithms, TreeAllReduceVerifiesAndRuns) {
 // the machine's GPU renumberings) and proves the others from them; a
 // channel moved onto another's parts must still be rejected. (The proof
 // needs parts of equal size: 32 of 48 elements.)
+// The hierarchical algorithms' groups: nodes, or on one PCIe node the
+// sockets (the inter-socket link is the bottleneck); none on one NVSwitch
+// node or v100x8's cube mesh (no equal blocks apart from each other).
+TEST(Algorithms, HierarchyGroupsAreNodesOrSockets) {
+  auto groups = [](const char *topo, int nodes, std::vector<int> ranks = {}) {
+    auto machine = ccopt::topo::lookupPreset(topo, nodes);
+    if (ranks.empty())
+      for (int r = 0; r < machine->ranks(); ++r)
+        ranks.push_back(r);
+    return ccopt::ranksPerGroup(*machine, ranks);
+  };
+  EXPECT_EQ(groups("a100x8", 2), 8);
+  EXPECT_EQ(groups("a100x8", 4, {0, 1, 8, 9, 16, 17, 24, 25}), 2);
+  EXPECT_EQ(groups("pcie4x8", 1), 4);
+  EXPECT_EQ(groups("pcie4x8", 1, {0, 1, 4, 5}), 2);
+  EXPECT_EQ(groups("pcie4x8", 2), 8);
+  EXPECT_EQ(groups("a100x8", 1), std::nullopt);
+  EXPECT_EQ(groups("v100x8", 1), std::nullopt);
+  EXPECT_EQ(groups("pcie4x8", 1, {0, 4, 1, 5}), std::nullopt); // not socket by socket
+  EXPECT_EQ(groups("pcie4x8", 1, {0, 1, 2, 4}), std::nullopt); // unequal
+}
+
 TEST(Algorithms, RailTreesAreProvenFromTheirImages) {
   MLIRContext context;
   ccopt::test::loadDialects(context);

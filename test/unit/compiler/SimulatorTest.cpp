@@ -668,7 +668,7 @@ TEST_F(SimulatorTest, HierarchicalAllGatherPiecesOverlapPhases) {
   shape.inPlace = false;
   auto time = [&](int64_t chunks) {
     return run(buildHierarchicalAllGather(b, b.getUnknownLoc(), "ag" + std::to_string(chunks),
-                                          shape, 8, chunks, 32),
+                                          shape, 8, /*ringInNode=*/false, chunks, 32),
                m)
         .timeUs;
   };
