@@ -251,9 +251,10 @@ mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc
 /// rank ends with; the input holds n blocks, rank j's at [j*m, (j+1)*m).
 /// Scratch: n + nodes - 1 blocks at most. Sums go in a fixed order,
 /// so every run gives the same bits. Any perNode dividing n (1 or n: the
-/// flat ring, the direct reduce-scatter). With `ringInNode` the node's
-/// sums go round a ring over its GPUs in order instead (where not every
-/// two have NVLink: fused reductions, each link once). Each channel's
+/// flat ring, the direct reduce-scatter). With `ringInNode` and several
+/// pieces the node's sums go round a ring over its GPUs in order instead
+/// (where not every two have NVLink: fused reductions, each link once).
+/// Each channel's
 /// share goes in up to `chunks` pieces whose two phases (inside the node,
 /// along the rail) pipeline, odd channels starting each round with the
 /// rail's. Out of place; algorithm "hierarchical".

@@ -280,6 +280,8 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
   assert(!shape.inPlace && "the buffers differ in size");
   int64_t C = std::clamp<int64_t>(m, 1, channels);
   int64_t Q = std::clamp<int64_t>(m / C, 1, chunks);
+  // One piece is latency-bound: the direct exchange's one hop then.
+  ringInNode = ringInNode && Q > 1;
   bool scatter = half == Half::ReduceScatter;
   // Slots for the node's copies, the node sums, the ring's staging blocks.
   int64_t scratchBlocks = 0;

@@ -336,7 +336,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       // pipeline in chunks. The hierarchical pieces pay by overlapping the
       // phases, not as a deep pipeline: the all-reduce's (three phases, a
       // rank's steps in the thousands on many nodes) are searched within
-      // an eighth of the budget.
+      // half the budget.
       bool hierarchical = algorithm.starts_with("hierarchical") &&
                           c.kind != ccl::CollectiveKind::AllToAll;
       bool pipelined = algorithm == "ring" || algorithm == "tree" ||
@@ -344,12 +344,15 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
                        c.kind == ccl::CollectiveKind::SendRecv;
       int64_t maxChunks = pipelined ? 4096 : 1;
       int64_t budget = hierarchical && c.kind == ccl::CollectiveKind::AllReduce
-                           ? kStepBudget / 8
+                           ? kStepBudget / 2
                            : kStepBudget;
       std::optional<Choice> bestHere;
       std::set<std::pair<int64_t, int64_t>> tried; // channels, chunks
       bool perRankTasks = algorithm == "tree" || algorithm == "binomial";
-      for (int64_t channels = 1; channels <= maxChannels; channels *= 2) {
+      // The hierarchical ones' pieces overlap NVLink with the network when
+      // enough channels are in each phase: up to twice as many channels.
+      for (int64_t channels = 1; channels <= (hierarchical ? 2 : 1) * maxChannels;
+           channels *= 2) {
         if (perRankTasks && n * channels > kTaskBudget && channels != ncclChannels(machine))
           continue;
         std::optional<Choice> bestChunks;

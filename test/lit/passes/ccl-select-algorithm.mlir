@@ -3,6 +3,12 @@
 // RUN: not ccopt %s --emit=mlir --ccl-select-algorithm 2>&1 | FileCheck %s --check-prefix=NO-MACHINE
 // RUN: ccopt %S/Inputs/all-reduce-1024-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=a100x8 nodes=128" | FileCheck %s --check-prefix=HUGE
 // RUN: ccopt %S/Inputs/pcie-socket-collectives.mlir --topo pcie4x8 | FileCheck %s --check-prefix=SOCKETS
+// RUN: ccopt %S/Inputs/all-reduce-1gib-16-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=v100x8 nodes=2" | FileCheck %s --check-prefix=RAILS
+
+// The node-aware all-reduce's pieces overlap NVLink and the network when
+// enough channels are in each phase: v100x8 (NCCL: 8 channels, the others'
+// search: up to 16) takes 32, in pieces.
+// RAILS: ccl.all_reduce sum %{{.*}} {algorithm = "{{hierarchical|hierarchical_rd}}", channels = 32 : i64, chunks = {{[0-9]*[2-9]}} : i64
 
 // On one PCIe node the sockets' link is the bottleneck: the node-aware
 // algorithms, with the sockets as their groups, cross it with each block
