@@ -81,7 +81,8 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
                                         "oneshot", "twoshot",
                                         "recursive_doubling", "halving_doubling",
                                         "hierarchical", "hierarchical_rd"};
-  static const StringRef halves[] = {"ring", "direct", "hierarchical"};
+  static const StringRef reduceScatter[] = {"ring", "direct", "hierarchical"};
+  static const StringRef allGather[] = {"ring", "direct", "hierarchical", "relay"};
   static const StringRef broadcast[] = {"chain", "direct", "binomial",
                                         "scatter_allgather"};
   static const StringRef reduce[] = {"chain", "direct", "binomial"};
@@ -89,8 +90,8 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
   static const StringRef pointToPoint[] = {"direct"};
   switch (kind) {
   case K::AllReduce: return allReduce;
-  case K::ReduceScatter:
-  case K::AllGather: return halves;
+  case K::ReduceScatter: return reduceScatter;
+  case K::AllGather: return allGather;
   case K::Broadcast: return broadcast;
   case K::Reduce: return reduce;
   case K::AllToAll: return allToAll;
@@ -114,7 +115,8 @@ std::string algorithmUnsupported(K kind, StringRef algorithm, ArrayRef<int> rank
         .str();
   if (algorithm == "relay") {
     if (inPlace)
-      return "the relay all_to_all needs distinct input and output buffers";
+      return "the relay " + ccl::stringifyCollectiveKind(kind).str() +
+             " needs distinct input and output buffers";
     // Inside one node (relays are NVLink neighbours; this also keeps the
     // cubic search small).
     bool relays = machine && llvm::all_of(ranks, [&](int r) {
@@ -228,6 +230,9 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
   case K::AllGather:
     if (algorithm == "direct")
       return buildDirectAllGather(b, loc, name, shape, channels);
+    if (algorithm == "relay")
+      return buildRelayAllGather(b, loc, name, shape, nvlinkRelays(*machine, c.ranks),
+                                 channels);
     if (algorithm == "hierarchical")
       return buildHierarchicalAllGather(b, loc, name, shape, perNode(), !nvlinkInNode(),
                                         chunks, channels);

@@ -21,9 +21,12 @@ ccl.program @r world(16) {
 }
 
 // Relaying needs NVLink neighbours: none on an NVSwitch (every pair linked).
-// NODES: others-invalid.mlir:[[# @LINE + 4]]:3: error: relay needs the ranks on one node, where some GPUs lack an NVLink to each other but share an NVLink neighbour
+// NODES: others-invalid.mlir:[[# @LINE + 6]]:3: error: relay needs the ranks on one node, where some GPUs lack an NVLink to each other but share an NVLink neighbour
+// NODES: others-invalid.mlir:[[# @LINE + 6]]:3: error: relay needs the ranks on one node, where some GPUs lack an NVLink to each other but share an NVLink neighbour
 ccl.program @s world(16) {
   %a = ccl.buffer "a" : !ccl.buffer<256xf32>
   %b = ccl.buffer "b" : !ccl.buffer<256xf32>
+  %c = ccl.buffer "c" : !ccl.buffer<16xf32>
   ccl.all_to_all %a -> %b {algorithm = "relay"} : !ccl.buffer<256xf32> -> !ccl.buffer<256xf32>
+  ccl.all_gather %c -> %b {algorithm = "relay"} : !ccl.buffer<16xf32> -> !ccl.buffer<256xf32>
 }

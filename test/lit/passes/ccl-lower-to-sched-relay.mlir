@@ -22,3 +22,18 @@ ccl.program @p world(8) {
   %t = ccl.buffer "t" : !ccl.buffer<64xf32>
   ccl.all_to_all %s -> %t {algorithm = "relay"} : !ccl.buffer<64xf32> -> !ccl.buffer<64xf32>
 }
+
+// The all-gather the same way: GPU 0's one block goes directly to its four
+// NVLink neighbours (channel 0) and, for GPUs 5, 6 and 7, a second time into
+// a relay's scratch slot (channel 1), which forwards it into their outputs.
+// RUN: ccopt %S/Inputs/relay-all-gather.mlir --ccl-lower-to-sched="topo=v100x8 channels=1" --sched-verify=topo=v100x8 | FileCheck %s --check-prefix=GATHER
+// GATHER: sched.program @g_all_gather_0 attributes {algorithm = "relay", channels = 2 : i64, collective = #ccl<collective all_gather>{{.*}}input_count = 8 : i64, output_count = 64 : i64{{.*}}scratch_count = 32 : i64
+// GATHER: sched.task channel 0 rank 0 {
+// GATHER-NEXT: sched.copy <input, (d0) -> (0), 1> -> <output, (d0) -> (0), 8>
+// GATHER-COUNT-4: sched.send <input, (d0) -> (0), 1> to
+// GATHER: sched.task channel 1 rank 0 {
+// GATHER-NEXT: sched.send <input, (d0) -> (0), 1> to #{{.*}} at <scratch,
+// GATHER-NEXT: sched.send <input, (d0) -> (0), 1> to #{{.*}} at <scratch,
+// GATHER-NEXT: sched.send <input, (d0) -> (0), 1> to #{{.*}} at <scratch,
+// GATHER-NEXT: sched.recv from #{{.*}} into <scratch, (d0) -> (0), 4>
+// GATHER-NEXT: sched.send <scratch, (d0) -> (0), 4> to #{{.*}} at <output

@@ -286,25 +286,28 @@ TEST_F(HostExecution, RootedAndAllToAllAlgorithms) {
   EXPECT_EQ(ran, 5 * size_t(index));
 }
 
-// All-to-all relayed over v100x8's NVLinks (pairs without one go through a
-// neighbour of both), on the world and on a subgroup, over 1-3 channels.
-TEST_F(HostExecution, RelayedAllToAllOnTheCubeMesh) {
+// All-to-all and all-gather relayed over v100x8's NVLinks (pairs without
+// one go through a neighbour of both), on the world and on a subgroup, over
+// 1-3 channels.
+TEST_F(HostExecution, RelayedCollectivesOnTheCubeMesh) {
   std::string text;
   int index = 0;
-  for (int64_t m : {1, 7, 1000})
-    for (const char *group : {"", " group @g"}) {
-      // 16 channels: relayed blocks in pieces, each on a channel of its own.
-      int n = *group ? 6 : 8, channels = index % 3 == 2 ? 16 : 1 + index % 3;
-      text += llvm::formatv(
-          "ccl.program @r{0} world(8) {{\n"
-          "  ccl.group @g ranks [5, 0, 3, 6, 1, 2]\n"
-          "  %a = ccl.buffer \"a\" : !ccl.buffer<{1}xf32>\n"
-          "  %b = ccl.buffer \"b\" : !ccl.buffer<{1}xf32>\n"
-          "  ccl.all_to_all %a -> %b{2} {{algorithm = \"relay\", channels = {3} : i64} : "
-          "!ccl.buffer<{1}xf32> -> !ccl.buffer<{1}xf32>\n"
-          "}\n",
-          index++, n * m, group, channels);
-    }
+  for (const char *collective : {"all_to_all", "all_gather"})
+    for (int64_t m : {1, 7, 1000})
+      for (const char *group : {"", " group @g"}) {
+        // 16 channels: relayed blocks in pieces, each on a channel of its own.
+        bool gather = llvm::StringRef(collective) == "all_gather";
+        int n = *group ? 6 : 8, channels = index % 3 == 2 ? 16 : 1 + index % 3;
+        text += llvm::formatv(
+            "ccl.program @r{0} world(8) {{\n"
+            "  ccl.group @g ranks [5, 0, 3, 6, 1, 2]\n"
+            "  %a = ccl.buffer \"a\" : !ccl.buffer<{1}xf32>\n"
+            "  %b = ccl.buffer \"b\" : !ccl.buffer<{2}xf32>\n"
+            "  ccl.{3} %a -> %b{4} {{algorithm = \"relay\", channels = {5} : i64} : "
+            "!ccl.buffer<{1}xf32> -> !ccl.buffer<{2}xf32>\n"
+            "}\n",
+            index++, gather ? m : n * m, n * m, collective, group, channels);
+      }
   ASSERT_TRUE(build(text, {"v100x8", "", 1, 1, 0}));
   auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
   size_t ran = 0;
@@ -313,19 +316,21 @@ TEST_F(HostExecution, RelayedAllToAllOnTheCubeMesh) {
     EXPECT_EQ(program.getAlgorithm(), "relay");
     EXPECT_GT(program.getScratchCount(), 0) << "nothing relayed";
     int n = program.getRanks();
-    int64_t count = program.getInputCount(), m = count / n;
+    bool gather = program.getCollective() == ccl::CollectiveKind::AllGather;
+    int64_t in = program.getInputCount(), out = program.getOutputCount(), m = out / n;
     auto kernel = module->kernel(ccopt::kernelName(program), error);
     ASSERT_TRUE(kernel) << error;
-    ccopt::rt::HostWorld world(n, program.getChannels(), count * 4, count * 4,
+    ccopt::rt::HostWorld world(n, program.getChannels(), in * 4, out * 4,
                                program.getScratchCount() * 4);
     for (int r = 0; r < n; ++r)
-      for (int64_t e = 0; e < count; ++e)
+      for (int64_t e = 0; e < in; ++e)
         world.buffer<float>(r, CC_BUF_INPUT)[e] = input(r, e);
     ASSERT_EQ(world.launch(kernel, std::chrono::seconds(30)), CC_OK);
     int64_t wrong = 0;
     for (int r = 0; r < n; ++r)
-      for (int64_t e = 0; e < count; ++e)
-        wrong += world.buffer<float>(r, CC_BUF_OUTPUT)[e] != input(int(e / m), r * m + e % m);
+      for (int64_t e = 0; e < out; ++e)
+        wrong += world.buffer<float>(r, CC_BUF_OUTPUT)[e] !=
+                 input(int(e / m), gather ? e % m : r * m + e % m);
     EXPECT_EQ(wrong, 0) << program.getSymName().str();
   }
   EXPECT_EQ(ran, size_t(index));

@@ -469,21 +469,25 @@ TEST_F(ProtocolExecution, RandomCollectivesEveryAlgorithm) {
   }
 }
 
-// The all-to-all relayed over v100x8's NVLinks, under LL.
-TEST_F(ProtocolExecution, RelayedAllToAllInLL) {
+// The all-to-all and all-gather relayed over v100x8's NVLinks, under LL.
+TEST_F(ProtocolExecution, RelayedCollectivesInLL) {
   std::string text;
   int index = 0;
   for (auto [t, type] : llvm::enumerate(kTypes))
     for (int64_t m : {1, 301}) {
-      std::string buf = bufferType(8 * m, type);
+      std::string buf = bufferType(8 * m, type), block = bufferType(m, type);
       // 16 channels: relayed blocks in pieces, each on a channel of its own.
       int64_t channels = index % 2 ? 16 : 1 + t % 3;
       text += llvm::formatv("ccl.program @a{0} world(8) {{\n"
                             "  %a = ccl.buffer \"a\" : {1}\n"
                             "  %b = ccl.buffer \"b\" : {1}\n"
+                            "  %c = ccl.buffer \"c\" : {3}\n"
                             "  ccl.all_to_all %a -> %b {{algorithm = \"relay\", "
-                            "protocol = \"ll\", channels = {2} : i64} : {1} -> {1}\n}\n",
-                            index++, buf, channels);
+                            "protocol = \"ll\", channels = {2} : i64} : {1} -> {1}\n"
+                            "  ccl.all_gather %c -> %b {{algorithm = \"relay\", "
+                            "protocol = \"ll\", channels = {2} : i64} : {3} -> {1}\n}\n",
+                            index, buf, channels, block);
+      index += 2;
     }
   runAll(text, {"v100x8", "", 1, /*chunks=*/1, /*channels=*/int64_t(1 + index % 3)}, index);
 }
