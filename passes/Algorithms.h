@@ -314,6 +314,16 @@ mlir::sched::ProgramOp buildRelayAllToAll(mlir::OpBuilder &b, mlir::Location loc
                                           const AllReduceShape &shape,
                                           const std::vector<std::vector<int64_t>> &via,
                                           int64_t channels);
+/// The direct reduce-scatter (contributions into slots of their block's
+/// owner, added there in rank order) with the contributions between GPUs
+/// without an NVLink through the relay via[r][d]: two NVLink hops at most.
+/// Channel c carries part c of every block; every rank has its own tasks.
+/// `shape.count` is the block each rank ends with; algorithm "relay".
+mlir::sched::ProgramOp buildRelayReduceScatter(mlir::OpBuilder &b, mlir::Location loc,
+                                               llvm::StringRef name,
+                                               const AllReduceShape &shape,
+                                               const std::vector<std::vector<int64_t>> &via,
+                                               int64_t channels);
 /// The all-gather the same way (every rank's one block to every other;
 /// `shape.count` is that block): two NVLink hops at most where the ring
 /// takes n-1. Algorithm "relay".

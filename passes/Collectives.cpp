@@ -81,7 +81,7 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
                                         "oneshot", "twoshot",
                                         "recursive_doubling", "halving_doubling",
                                         "hierarchical", "hierarchical_rd"};
-  static const StringRef reduceScatter[] = {"ring", "direct", "hierarchical"};
+  static const StringRef reduceScatter[] = {"ring", "direct", "hierarchical", "relay"};
   static const StringRef allGather[] = {"ring", "direct", "hierarchical", "relay"};
   static const StringRef broadcast[] = {"chain", "direct", "binomial",
                                         "scatter_allgather"};
@@ -223,6 +223,9 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
   case K::ReduceScatter:
     if (algorithm == "direct")
       return buildDirectReduceScatter(b, loc, name, shape, channels);
+    if (algorithm == "relay")
+      return buildRelayReduceScatter(b, loc, name, shape, nvlinkRelays(*machine, c.ranks),
+                                     channels);
     if (algorithm == "hierarchical")
       return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(), !nvlinkInNode(),
                                             chunks, channels);

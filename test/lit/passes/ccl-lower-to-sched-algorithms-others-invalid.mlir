@@ -1,7 +1,7 @@
 // Every collective names its own algorithms: another's is a located error.
 // RUN: not ccopt %s --ccl-lower-to-sched 2>&1 | FileCheck %s
 // RUN: not ccopt %s --ccl-lower-to-sched="topo=a100x8 nodes=2" 2>&1 | FileCheck %s --check-prefix=NODES
-// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown reduce_scatter algorithm 'tree' (expected one of: ring, direct, hierarchical)
+// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown reduce_scatter algorithm 'tree' (expected one of: ring, direct, hierarchical, relay)
 // CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown broadcast algorithm 'ring' (expected one of: chain, direct, binomial, scatter_allgather)
 ccl.program @q world(4) {
   %big = ccl.buffer "big" : !ccl.buffer<256xf32>
@@ -21,12 +21,14 @@ ccl.program @r world(16) {
 }
 
 // Relaying needs NVLink neighbours: none on an NVSwitch (every pair linked).
-// NODES: others-invalid.mlir:[[# @LINE + 6]]:3: error: relay needs the ranks on one node, where some GPUs lack an NVLink to each other but share an NVLink neighbour
-// NODES: others-invalid.mlir:[[# @LINE + 6]]:3: error: relay needs the ranks on one node, where some GPUs lack an NVLink to each other but share an NVLink neighbour
+// NODES: others-invalid.mlir:[[# @LINE + 7]]:3: error: relay needs the ranks on one node, where some GPUs lack an NVLink to each other but share an NVLink neighbour
+// NODES: others-invalid.mlir:[[# @LINE + 7]]:3: error: relay needs the ranks on one node, where some GPUs lack an NVLink to each other but share an NVLink neighbour
+// NODES: others-invalid.mlir:[[# @LINE + 7]]:3: error: relay needs the ranks on one node, where some GPUs lack an NVLink to each other but share an NVLink neighbour
 ccl.program @s world(16) {
   %a = ccl.buffer "a" : !ccl.buffer<256xf32>
   %b = ccl.buffer "b" : !ccl.buffer<256xf32>
   %c = ccl.buffer "c" : !ccl.buffer<16xf32>
   ccl.all_to_all %a -> %b {algorithm = "relay"} : !ccl.buffer<256xf32> -> !ccl.buffer<256xf32>
   ccl.all_gather %c -> %b {algorithm = "relay"} : !ccl.buffer<16xf32> -> !ccl.buffer<256xf32>
+  ccl.reduce_scatter sum %a -> %c {algorithm = "relay"} : !ccl.buffer<256xf32> -> !ccl.buffer<16xf32>
 }

@@ -175,8 +175,9 @@ TEST_F(HostExecution, ReduceScatterAndAllGatherAlgorithms) {
   for (int ranks : {1, 2, 3, 5, 8})
     for (int64_t block : {1, 7, 1000})
       shapes.push_back({ranks, block});
-  // Not hierarchical (it needs nodes): HostExecutionBuilders runs it.
-  auto algorithms = ccopt::algorithmsFor(ccl::CollectiveKind::ReduceScatter).drop_back();
+  // Those without a machine (HostExecutionBuilders runs the hierarchical
+  // ones, RelayedCollectivesOnTheCubeMesh the relays).
+  auto algorithms = ccopt::algorithmsFor(ccl::CollectiveKind::ReduceScatter).take_front(2);
   for (auto [a, algorithm] : llvm::enumerate(algorithms))
     for (auto [i, shape] : llvm::enumerate(shapes)) {
       auto [n, m] = shape;
@@ -286,17 +287,18 @@ TEST_F(HostExecution, RootedAndAllToAllAlgorithms) {
   EXPECT_EQ(ran, 5 * size_t(index));
 }
 
-// All-to-all and all-gather relayed over v100x8's NVLinks (pairs without
-// one go through a neighbour of both), on the world and on a subgroup, over
-// 1-3 channels.
+// All-to-all, all-gather and reduce-scatter relayed over v100x8's NVLinks
+// (pairs without one go through a neighbour of both), on the world and on
+// a subgroup, over 1-3 channels.
 TEST_F(HostExecution, RelayedCollectivesOnTheCubeMesh) {
   std::string text;
   int index = 0;
-  for (const char *collective : {"all_to_all", "all_gather"})
+  for (const char *collective : {"all_to_all", "all_gather", "reduce_scatter sum"})
     for (int64_t m : {1, 7, 1000})
       for (const char *group : {"", " group @g"}) {
         // 16 channels: relayed blocks in pieces, each on a channel of its own.
         bool gather = llvm::StringRef(collective) == "all_gather";
+        bool scatter = llvm::StringRef(collective).starts_with("reduce");
         int n = *group ? 6 : 8, channels = index % 3 == 2 ? 16 : 1 + index % 3;
         text += llvm::formatv(
             "ccl.program @r{0} world(8) {{\n"
@@ -306,7 +308,7 @@ TEST_F(HostExecution, RelayedCollectivesOnTheCubeMesh) {
             "  ccl.{3} %a -> %b{4} {{algorithm = \"relay\", channels = {5} : i64} : "
             "!ccl.buffer<{1}xf32> -> !ccl.buffer<{2}xf32>\n"
             "}\n",
-            index++, gather ? m : n * m, n * m, collective, group, channels);
+            index++, gather ? m : n * m, scatter ? m : n * m, collective, group, channels);
       }
   ASSERT_TRUE(build(text, {"v100x8", "", 1, 1, 0}));
   auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
@@ -317,7 +319,9 @@ TEST_F(HostExecution, RelayedCollectivesOnTheCubeMesh) {
     EXPECT_GT(program.getScratchCount(), 0) << "nothing relayed";
     int n = program.getRanks();
     bool gather = program.getCollective() == ccl::CollectiveKind::AllGather;
-    int64_t in = program.getInputCount(), out = program.getOutputCount(), m = out / n;
+    bool scatter = program.getCollective() == ccl::CollectiveKind::ReduceScatter;
+    int64_t in = program.getInputCount(), out = program.getOutputCount();
+    int64_t m = scatter ? out : out / n;
     auto kernel = module->kernel(ccopt::kernelName(program), error);
     ASSERT_TRUE(kernel) << error;
     ccopt::rt::HostWorld world(n, program.getChannels(), in * 4, out * 4,
@@ -327,10 +331,17 @@ TEST_F(HostExecution, RelayedCollectivesOnTheCubeMesh) {
         world.buffer<float>(r, CC_BUF_INPUT)[e] = input(r, e);
     ASSERT_EQ(world.launch(kernel, std::chrono::seconds(30)), CC_OK);
     int64_t wrong = 0;
+    auto want = [&](int r, int64_t e) {
+      if (!scatter)
+        return input(int(e / m), gather ? e % m : r * m + e % m);
+      float sum = 0;
+      for (int q = 0; q < n; ++q)
+        sum += input(q, r * m + e);
+      return sum;
+    };
     for (int r = 0; r < n; ++r)
       for (int64_t e = 0; e < out; ++e)
-        wrong += world.buffer<float>(r, CC_BUF_OUTPUT)[e] !=
-                 input(int(e / m), gather ? e % m : r * m + e % m);
+        wrong += world.buffer<float>(r, CC_BUF_OUTPUT)[e] != want(r, e);
     EXPECT_EQ(wrong, 0) << program.getSymName().str();
   }
   EXPECT_EQ(ran, size_t(index));
