@@ -314,6 +314,14 @@ mlir::sched::ProgramOp buildRelayAllToAll(mlir::OpBuilder &b, mlir::Location loc
                                           const AllReduceShape &shape,
                                           const std::vector<std::vector<int64_t>> &via,
                                           int64_t channels);
+/// The all-gather the same way (every rank's one block to every other;
+/// `shape.count` is that block): two NVLink hops at most where the ring
+/// takes n-1. Algorithm "relay".
+mlir::sched::ProgramOp buildRelayAllGather(mlir::OpBuilder &b, mlir::Location loc,
+                                           llvm::StringRef name,
+                                           const AllReduceShape &shape,
+                                           const std::vector<std::vector<int64_t>> &via,
+                                           int64_t channels);
 /// The direct reduce-scatter (contributions into slots of their block's
 /// owner, added there in rank order) with the contributions between GPUs
 /// without an NVLink through the relay via[r][d]: two NVLink hops at most.
@@ -324,14 +332,6 @@ mlir::sched::ProgramOp buildRelayReduceScatter(mlir::OpBuilder &b, mlir::Locatio
                                                const AllReduceShape &shape,
                                                const std::vector<std::vector<int64_t>> &via,
                                                int64_t channels);
-/// The all-gather the same way (every rank's one block to every other;
-/// `shape.count` is that block): two NVLink hops at most where the ring
-/// takes n-1. Algorithm "relay".
-mlir::sched::ProgramOp buildRelayAllGather(mlir::OpBuilder &b, mlir::Location loc,
-                                           llvm::StringRef name,
-                                           const AllReduceShape &shape,
-                                           const std::vector<std::vector<int64_t>> &via,
-                                           int64_t channels);
 
 /// All-to-all over nodes of `perNode` ranks (node-major): GPU l of each node
 /// gathers from its node-mates (NVLink) the blocks for GPU l of every other

@@ -81,8 +81,7 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
                                         "oneshot", "twoshot",
                                         "recursive_doubling", "halving_doubling",
                                         "hierarchical", "hierarchical_rd"};
-  static const StringRef reduceScatter[] = {"ring", "direct", "hierarchical", "relay"};
-  static const StringRef allGather[] = {"ring", "direct", "hierarchical", "relay"};
+  static const StringRef halves[] = {"ring", "direct", "hierarchical", "relay"};
   static const StringRef broadcast[] = {"chain", "direct", "binomial",
                                         "scatter_allgather"};
   static const StringRef reduce[] = {"chain", "direct", "binomial"};
@@ -90,8 +89,8 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
   static const StringRef pointToPoint[] = {"direct"};
   switch (kind) {
   case K::AllReduce: return allReduce;
-  case K::ReduceScatter: return reduceScatter;
-  case K::AllGather: return allGather;
+  case K::ReduceScatter:
+  case K::AllGather: return halves;
   case K::Broadcast: return broadcast;
   case K::Reduce: return reduce;
   case K::AllToAll: return allToAll;

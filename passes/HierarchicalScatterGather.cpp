@@ -9,11 +9,15 @@
 //  - all-gather: a ring over rail l gathers the N blocks k*P + l, and each
 //    block goes on to the node's other GPUs as soon as it arrives.
 // Only 1/P of the data crosses each NIC, in N-1 network hops instead of n-1.
-// Each collective runs in two phases (the exchange inside the node, the ring
-// over the rail) on Q pieces per channel: in round s a channel runs one phase
-// on piece s and the other on piece s-1, channels of odd index starting with
+// In one piece per channel the exchange inside the node runs in the order
+// the ring consumes (produces) the blocks, step by step, so the two phases
+// overlap. In Q pieces per channel, in round s a channel runs one phase on
+// piece s and the other on piece s-1, channels of odd index starting with
 // the second, so that while some channels' data is on NVLink the others' is
-// on the network (as the hierarchical all-reduce's three phases overlap).
+// on the network (as the hierarchical all-reduce's three phases overlap);
+// where not every two of a node's GPUs have NVLink, the exchange inside the
+// node then goes round a ring over them in order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/ScheduleBuilding.h"
@@ -305,16 +309,17 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
       build(0, HierarchicalHalfBuilder::Phase::Both);
       continue;
     }
-    // Round s: phase f on piece s - f (the collective's first phase is 0),
-    // from phase ch mod 2 on.
+    // Round s: phase f on piece s - f, from phase ch mod 2 on (phase 0:
+    // the reduce-scatter's inside the node, the all-gather's along the rail).
+    using Phase = HierarchicalHalfBuilder::Phase;
+    Phase phases[] = {scatter ? Phase::Node : Phase::Rail,
+                      scatter ? Phase::Rail : Phase::Node};
     for (int64_t round = 0; round < Q + 1; ++round)
       for (int64_t f = 0; f < 2; ++f) {
         int phase = (ch + f) % 2;
         int64_t piece = round - phase;
-        bool nodeFirst = scatter;
         if (piece >= 0 && piece < Q)
-          build(piece, (phase == 0) == nodeFirst ? HierarchicalHalfBuilder::Phase::Node
-                                                 : HierarchicalHalfBuilder::Phase::Rail);
+          build(piece, phases[phase]);
       }
   }
   return program;

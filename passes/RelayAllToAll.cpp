@@ -30,10 +30,6 @@ struct Job {
   int64_t src, dst, slot;
 };
 
-} // namespace
-
-namespace {
-
 /// The all-to-all, or with `gather` the all-gather (`shape.count`: the
 /// block each rank sends).
 ProgramOp buildRelay(OpBuilder &b, Location loc, StringRef name,
