@@ -122,6 +122,12 @@ mlir::sched::ProgramOp buildHierarchicalAllReduce(mlir::OpBuilder &b,
                                                   int64_t chunks,
                                                   int64_t channels,
                                                   const RingOrders &nodeRings = {});
+/// The scratch slots (copies of the buffer) it takes: the node's copies of
+/// a block (one slot: the node ring's staging), then the ring's staging
+/// between the nodes, or a slot per doubling round (and one for this
+/// rank's rounded block over a narrow wire).
+int64_t hierarchicalAllReduceSlots(int64_t perNode, int64_t nodes, bool ringBetweenNodes,
+                                   bool ringInNode, bool narrowWire);
 
 /// Whether every two of `ranks` (world ranks) reach each other over NVLink
 /// alone: a direct exchange among them stays on NVLink.

@@ -237,11 +237,8 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
   // Every subpart keeps an element.
   int64_t C = std::clamp<int64_t>(count / (G * K), 1, channels);
   int64_t P = std::clamp<int64_t>(count / (C * G * K), 1, chunks);
-  // Slots 0..G-1: the node's copies of a block (one slot: the node ring's
-  // staging); then the ring's staging slot, or one slot per doubling round.
-  bool roundOwn = !ringBetweenNodes && shape.narrowWire();
-  int64_t slots = (nodeRings.empty() ? G : 1) +
-                  (ringBetweenNodes ? 1 : llvm::Log2_64(M) + roundOwn);
+  int64_t slots = hierarchicalAllReduceSlots(G, M, ringBetweenNodes, !nodeRings.empty(),
+                                             shape.narrowWire());
   auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
                               /*hasRedop=*/true, count, count, slots * count,
                               std::nullopt,
@@ -258,18 +255,19 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
   }
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch, orders);
-    // Round s: phase f on piece s - f, from phase ch mod 3 on.
-    for (int64_t round = 0; round < P + 2; ++round)
-      for (int64_t f = 0; f < 3; ++f) {
-        int phase = (ch + f) % 3;
-        int64_t piece = round - phase;
-        if (piece >= 0 && piece < P)
-          HierarchicalBuilder(b, loc, program, G, C, slots, K, ch, piece, P,
-                              !nodeRings.empty())
-              .phase(phase, ringBetweenNodes);
-      }
+    forEachPiecePhase(ch, P, 3, [&](int64_t piece, int phase) {
+      HierarchicalBuilder(b, loc, program, G, C, slots, K, ch, piece, P, !nodeRings.empty())
+          .phase(phase, ringBetweenNodes);
+    });
   }
   return program;
+}
+
+int64_t ccopt::hierarchicalAllReduceSlots(int64_t perNode, int64_t nodes,
+                                          bool ringBetweenNodes, bool ringInNode,
+                                          bool narrowWire) {
+  return (ringInNode ? 1 : perNode) +
+         (ringBetweenNodes ? 1 : llvm::Log2_64(nodes) + (narrowWire ? 1 : 0));
 }
 
 bool ccopt::nvlinkBetweenAll(const topo::Machine &machine, llvm::ArrayRef<int> ranks) {

@@ -309,18 +309,12 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
       build(0, HierarchicalHalfBuilder::Phase::Both);
       continue;
     }
-    // Round s: phase f on piece s - f, from phase ch mod 2 on (phase 0:
-    // the reduce-scatter's inside the node, the all-gather's along the rail).
+    // Phase 0: the reduce-scatter's inside the node, the all-gather's along
+    // the rail.
     using Phase = HierarchicalHalfBuilder::Phase;
     Phase phases[] = {scatter ? Phase::Node : Phase::Rail,
                       scatter ? Phase::Rail : Phase::Node};
-    for (int64_t round = 0; round < Q + 1; ++round)
-      for (int64_t f = 0; f < 2; ++f) {
-        int phase = (ch + f) % 2;
-        int64_t piece = round - phase;
-        if (piece >= 0 && piece < Q)
-          build(piece, phases[phase]);
-      }
+    forEachPiecePhase(ch, Q, 2, [&](int64_t piece, int phase) { build(piece, phases[phase]); });
   }
   return program;
 }

@@ -90,6 +90,22 @@ protected:
   int64_t n, G, M;
 };
 
+/// Pieces pipelined through phases: `build(piece, phase)` in the order a
+/// channel's task runs them, a round at a time (round s: phase f on piece
+/// s - f), channel `channel` starting each round at phase channel mod
+/// `phases`, so that channels side by side are in different phases (on
+/// different links) at once.
+template <typename Fn>
+void forEachPiecePhase(int64_t channel, int64_t pieces, int phases, Fn build) {
+  for (int64_t round = 0; round < pieces + phases - 1; ++round)
+    for (int f = 0; f < phases; ++f) {
+      int phase = (channel + f) % phases;
+      int64_t piece = round - phase;
+      if (piece >= 0 && piece < pieces)
+        build(piece, phase);
+    }
+}
+
 /// `sched.loop lower to upper` around what `body` builds (nothing when the
 /// range is empty); `b` comes back to where it was.
 template <typename Fn>

@@ -277,16 +277,12 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       return (llvm::Log2_64_Ceil(n) + 1) * c.bytes;
     if (allReduce && (algorithm == "recursive_doubling" || algorithm == "halving_doubling"))
       return llvm::Log2_64(n) * c.bytes;
-    if (allReduce && perNode && algorithm.starts_with("hierarchical")) {
-      // The node's copies of a block, or the node ring's staging; then the
-      // ring's staging between the nodes, or a slot per doubling round.
-      int64_t nodeSlots =
-          nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode)) ? *perNode : 1;
-      int64_t railSlots = algorithm == "hierarchical"
-                              ? 1
-                              : llvm::Log2_64(n / *perNode) + c.shape.narrowWire();
-      return (nodeSlots + railSlots) * c.bytes;
-    }
+    if (allReduce && perNode && algorithm.starts_with("hierarchical"))
+      return hierarchicalAllReduceSlots(
+                 *perNode, n / *perNode, algorithm == "hierarchical",
+                 !nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode)),
+                 c.shape.narrowWire()) *
+             c.bytes;
     return 0;
   }
 
@@ -351,8 +347,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       bool perRankTasks = algorithm == "tree" || algorithm == "binomial";
       // The hierarchical ones' pieces overlap NVLink with the network when
       // enough channels are in each phase: up to twice as many channels.
-      for (int64_t channels = 1; channels <= (hierarchical ? 2 : 1) * maxChannels;
-           channels *= 2) {
+      int64_t mostChannels = hierarchical ? 2 * maxChannels : maxChannels;
+      for (int64_t channels = 1; channels <= mostChannels; channels *= 2) {
         if (perRankTasks && n * channels > kTaskBudget && channels != ncclChannels(machine))
           continue;
         std::optional<Choice> bestChunks;
