@@ -234,7 +234,6 @@ private:
   std::vector<int64_t> firstRows; // per body, its first task's row
   const ccopt::SharedBody *shared = nullptr; // the body being printed, if any
   Operation *step = nullptr;                 // the step being printed
-  Operation *unsupported = nullptr; // a step the device primitives lack
 };
 
 void KernelPrinter::printTables() {
@@ -320,7 +319,8 @@ void KernelPrinter::printMetadata() {
     os << "-";
   os << " algorithm=" << program.getAlgorithm()
      << " protocol=" << stringifyProtocolKind(program.getProtocolKind())
-     << " mailbox=" << mailbox.bytes(program) << "\n";
+     << " mailbox=" << mailbox.bytes(program)
+     << " multicast=" << (program.getMulticast() ? 1 : 0) << "\n";
 }
 
 void KernelPrinter::declarePart(StringRef name, PartAttr part) {
@@ -487,8 +487,22 @@ void KernelPrinter::printStep(Operation *op) {
         peer("to", signal.getPeerAttr());
         os << "cc_post_send(args, rank, ch, to);\n";
       })
-      .Case<MultimemReduceOp, MultimemStoreOp>([&](Operation *mm) {
-        unsupported = mm;
+      .Case([&](MultimemReduceOp mm) {
+        declarePart("src", mm.getSrc());
+        declarePart("dst", mm.getDst());
+        ccl::ReductionKind kind = *program.getRedop();
+        bool divide = mm.getFinalize() && kind == ccl::ReductionKind::Avg;
+        os << "cc_multimem_reduce<" << opStruct(kind) << ">(args, rank, "
+           << bufferEnum(mm.getSrc().getBuffer()) << ", "
+           << local("dst", mm.getDst()) << ", src_b, src_n, "
+           << (divide ? std::to_string(program.getRanks()) : "1") << "LL);\n";
+      })
+      .Case([&](MultimemStoreOp mm) {
+        declarePart("src", mm.getSrc());
+        declarePart("dst", mm.getDst());
+        os << "cc_multimem_store(args, rank, " << bufferEnum(mm.getDst().getBuffer())
+           << ", dst_b, "
+           << local("src", mm.getSrc()) << ", src_n);\n";
       })
       .Case([&](RecvCopySendOp rcs) {
         peer("from", rcs.getFromAttr());
@@ -624,10 +638,6 @@ LogicalResult KernelPrinter::print() {
   os << "cc_end(args, rank);\n";
   os.unindent();
   os << "}\n";
-  if (unsupported)
-    return unsupported->emitError("no CUDA emission for ")
-           << unsupported->getName()
-           << " yet: NVLS needs multicast memory the runtime does not set up";
   return success();
 }
 

@@ -73,6 +73,10 @@ FailureOr<Collective> describeCollective(Operation *op) {
   if (auto root = op->getAttrOfType<IntegerAttr>("root"))
     c.root = root.getInt();
   c.bytes = whole.getSizeInBytes();
+  c.multicast = llvm::all_of(op->getOperands(), [](Value v) {
+    auto decl = v.getDefiningOp<ccl::BufferOp>();
+    return decl && decl.getMulticast();
+  });
   return c;
 }
 
@@ -80,7 +84,7 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
   static const StringRef allReduce[] = {"ring",    "tree",
                                         "oneshot", "twoshot",
                                         "recursive_doubling", "halving_doubling",
-                                        "hierarchical", "hierarchical_rd"};
+                                        "hierarchical", "hierarchical_rd", "nvls"};
   static const StringRef halves[] = {"ring", "direct", "hierarchical", "relay"};
   static const StringRef broadcast[] = {"chain", "direct", "binomial",
                                         "scatter_allgather"};
@@ -99,8 +103,11 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
   }
 }
 
-std::string algorithmUnsupported(K kind, StringRef algorithm, ArrayRef<int> ranks,
-                                 const topo::Machine *machine, bool inPlace) {
+std::string algorithmUnsupported(const Collective &c, StringRef algorithm,
+                                 const topo::Machine *machine) {
+  K kind = c.kind;
+  ArrayRef<int> ranks = c.ranks;
+  bool inPlace = c.shape.inPlace;
   int64_t n = ranks.size();
   if (!llvm::is_contained(algorithmsFor(kind), algorithm))
     return ("unknown " + ccl::stringifyCollectiveKind(kind) + " algorithm '" +
@@ -112,6 +119,27 @@ std::string algorithmUnsupported(K kind, StringRef algorithm, ArrayRef<int> rank
     return (algorithm + " needs a power-of-two number of ranks, not " +
             std::to_string(n))
         .str();
+  if (algorithm == "nvls") {
+    // The NVSwitch of one node reduces, in buffers it can reach.
+    bool oneSwitch = machine && machine->nvls && n > 1 && llvm::all_of(ranks, [&](int r) {
+                       return machine->nodeOf(r) == machine->nodeOf(ranks.front()) &&
+                              machine->nvSwitchLinks(r);
+                     });
+    if (!oneSwitch)
+      return "nvls needs at least 2 ranks on one node of a machine with NVLS "
+             "(an NVSwitch that reduces: h100x8, h200x8, or \"nvls\": true)";
+    if (!c.multicast)
+      return "nvls needs multicast buffers (ccl.buffer \"name\" multicast): the "
+             "switch reaches only memory bound to a multicast object";
+    if (c.shape.narrowWire())
+      return "nvls sends the element type (no compress)";
+    if (!sched::multimemReduces(c.shape.elementType, c.shape.redop))
+      return ("the NVSwitch has no " + ccl::stringifyReductionKind(c.shape.redop) +
+              " of this element type (nvls: sums of f32, f64, f16, bf16 and 32/64-bit "
+              "integers; min and max of f16, bf16 and the integers)")
+          .str();
+    return "";
+  }
   if (algorithm == "relay") {
     if (inPlace)
       return "the relay " + ccl::stringifyCollectiveKind(kind).str() +
@@ -214,6 +242,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
       return buildRecursiveDoublingAllReduce(b, loc, name, shape, channels);
     if (algorithm == "halving_doubling")
       return buildHalvingDoublingAllReduce(b, loc, name, shape, channels);
+    if (algorithm == "nvls")
+      return buildNvlsAllReduce(b, loc, name, shape, chunks, channels);
     if (algorithm.starts_with("hierarchical"))
       return buildHierarchicalAllReduce(b, loc, name, shape, perNode(),
                                         algorithm == "hierarchical", chunks, channels,

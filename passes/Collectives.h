@@ -28,6 +28,8 @@ struct Collective {
   int64_t root = 0;
   /// The larger buffer's bytes (what nccl-tests calls the size).
   int64_t bytes = 0;
+  /// Input and output are `ccl.buffer ... multicast` (NVLS can reach them).
+  bool multicast = false;
 };
 
 /// `op` as the builders see it; an error on `op` when its world is unknown.
@@ -36,13 +38,10 @@ mlir::FailureOr<Collective> describeCollective(mlir::Operation *op);
 /// The algorithms that build `kind`, the default (without a machine) first.
 llvm::ArrayRef<llvm::StringRef> algorithmsFor(mlir::ccl::CollectiveKind kind);
 
-/// Why `algorithm` cannot build a `kind` among `ranks` (world ranks in
-/// schedule order) on `machine` (null: none), `inPlace` or not, or "" when
+/// Why `algorithm` cannot build `c` on `machine` (null: none), or "" when
 /// it can.
-std::string algorithmUnsupported(mlir::ccl::CollectiveKind kind,
-                                 llvm::StringRef algorithm,
-                                 llvm::ArrayRef<int> ranks,
-                                 const topo::Machine *machine, bool inPlace);
+std::string algorithmUnsupported(const Collective &c, llvm::StringRef algorithm,
+                                 const topo::Machine *machine);
 
 /// For each pair of `ranks` (world ranks in schedule order) whose route on
 /// `machine` is slower than NVLink, a schedule rank NVLink-linked to both,

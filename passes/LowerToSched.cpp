@@ -151,9 +151,7 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     StringRef algo = chosen ? chosen.getValue()
                             : ccopt::algorithmsFor(collective->kind).front();
     const ccopt::topo::Machine *onMachine = machine ? &*machine : nullptr;
-    std::string unsupported = ccopt::algorithmUnsupported(
-        collective->kind, algo, collective->ranks, onMachine,
-        collective->shape.inPlace);
+    std::string unsupported = ccopt::algorithmUnsupported(*collective, algo, onMachine);
     if (!unsupported.empty()) {
       op->emitError(unsupported);
       return signalPassFailure();

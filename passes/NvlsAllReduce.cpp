@@ -4,7 +4,10 @@
 // reading it through the NVSwitch from all ranks at once (multimem
 // ld_reduce), then stores the result once, which the switch replicates to
 // every rank (multimem st); signals to everyone close the phase. Each link
-// carries about one buffer up and one down, instead of the ring's two.
+// carries about one buffer up and one down, instead of the ring's two. The
+// switch reaches only memory bound to a multicast object: the program is
+// `multicast` (the caller binds such buffers, as NCCL's registered ones;
+// NCCL copies other buffers through its own, in warps beside the switch's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +28,7 @@ ProgramOp ccopt::buildNvlsAllReduce(OpBuilder &b, Location loc, StringRef name,
   auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
                               /*hasRedop=*/true, count, count, /*scratch=*/0,
                               std::nullopt, "nvls", numChannels, numChunks);
+  program.setMulticast(true);
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
   AffineExpr r = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx);

@@ -1069,9 +1069,24 @@ LogicalResult SymbolicExecution::checkEnd() {
   int64_t count = program.getOutputCount();
   for (int64_t rank = 0; rank < n; ++rank) {
     Memory &mem = memory(rank, BufferKind::Output);
+    // What the rank has heard of when its last channel ends: a write into
+    // its output by another rank (through the switch) must be among it.
+    std::vector<uint32_t> end(threads.front().clock.size(), 0);
+    for (int64_t ch = 0; raceCheck && ch < channels; ++ch)
+      for (auto [i, c] : llvm::enumerate(threads[rank * channels + ch].clock))
+        end[i] = std::max(end[i], c);
     for (auto &[start, piece] : mem) {
       if (start >= count)
         break;
+      const Access &write = piece.write;
+      if (raceCheck && write.thread >= 0 && threads[write.thread].rank != rank &&
+          end[write.thread] < write.clock) {
+        program.emitError() << "rank " << rank << " may end before the write of output["
+                            << start << ", " << piece.end << ") by "
+                            << describe(write)
+                            << " lands (no message orders it first)";
+        return failure();
+      }
       if (proofs && !touches(BufferKind::Output, start, piece.end))
         continue; // another channel's, proven by the moves
       for (int64_t e : {start, piece.end - 1}) {

@@ -27,7 +27,7 @@ ProgramOp ccopt::detail::buildProgram(OpBuilder &b, Location loc, StringRef name
       shape.inPlace, algorithm, chunks,
       shape.rankMap.empty() ? DenseI64ArrayAttr()
                             : b.getDenseI64ArrayAttr(shape.rankMap),
-      /*prescale=*/false, /*protocol=*/ProtocolKindAttr());
+      /*prescale=*/false, /*protocol=*/ProtocolKindAttr(), /*multicast=*/false);
   // avg over a narrow wire: every input is divided before it is sent.
   if (program.getWire() && hasRedop && shape.redop == ccl::ReductionKind::Avg &&
       shape.ranks > 1)

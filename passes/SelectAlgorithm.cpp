@@ -314,9 +314,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         continue; // a tree of two is the ring
       if (n < 2 && algorithm != algorithms.front())
         continue;
-      if (!algorithmUnsupported(c.kind, algorithm, c.ranks, &machine,
-                                c.shape.inPlace)
-               .empty())
+      if (!algorithmUnsupported(c, algorithm, &machine).empty())
         continue;
       // The direct algorithms (and the others' scratch copies) win on
       // latency, for small buffers and worlds.
@@ -337,7 +335,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
                           c.kind != ccl::CollectiveKind::AllToAll;
       bool pipelined = algorithm == "ring" || algorithm == "tree" ||
                        algorithm == "chain" || algorithm == "binomial" || hierarchical ||
-                       c.kind == ccl::CollectiveKind::SendRecv;
+                       algorithm == "nvls" || c.kind == ccl::CollectiveKind::SendRecv;
+      // The switch's steps run under Simple only (kProtocols[0]).
+      unsigned protocols = algorithm == "nvls" ? 1u : ~0u;
       int64_t maxChunks = pipelined ? 4096 : 1;
       int64_t budget = hierarchical && c.kind == ccl::CollectiveKind::AllReduce
                            ? kStepBudget / 2
@@ -350,6 +350,11 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       int64_t mostChannels = hierarchical ? 2 * maxChannels : maxChannels;
       for (int64_t channels = 1; channels <= mostChannels; channels *= 2) {
         if (perRankTasks && n * channels > kTaskBudget && channels != ncclChannels(machine))
+          continue;
+        // The model charges a channel's multimem loads like any flow, but an
+        // SM keeps too few of them in flight for that (NCCL runs NVLS on 16
+        // or more): fewer channels than NCCL's would win only in the model.
+        if (algorithm == "nvls" && channels < ncclChannels(machine))
           continue;
         std::optional<Choice> bestChunks;
         int64_t most = algorithm == "tree"
@@ -375,7 +380,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
                                                       : fastest;
           std::string protocol;
           double us = timeOf(c, bound, fastest, giveUpAfter, algorithm,
-                             channels, chunks, steps, protocol);
+                             channels, chunks, steps, protocol, protocols);
           if (us >= 1e300 || (bestChunks && us >= bestChunks->timeUs))
             break;
           fastest = std::min(fastest, us);

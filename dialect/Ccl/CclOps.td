@@ -52,15 +52,19 @@ def Ccl_BufferOp : Ccl_Op<"buffer", [HasParent<"ProgramOp">,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "a buffer every rank holds";
   let description = [{
-    `name` is how the runtime binds it to the caller's memory.
+    `name` is how the runtime binds it to the caller's memory. `multicast`:
+    the caller binds memory the runtime has bound to a multicast object on
+    every GPU (ccopt::rt::MulticastBuffers; NCCL's registered buffers), so
+    that an NVSwitch with NVLS can reduce and replicate it in the switch.
 
     ```mlir
     %g = ccl.buffer "grads" : !ccl.buffer<4096xf32>
+    %h = ccl.buffer "acts" multicast : !ccl.buffer<4096xbf16>
     ```
   }];
-  let arguments = (ins StrAttr:$name);
+  let arguments = (ins StrAttr:$name, UnitAttr:$multicast);
   let results = (outs Ccl_BufferType:$result);
-  let assemblyFormat = "$name attr-dict `:` qualified(type($result))";
+  let assemblyFormat = "$name (`multicast` $multicast^)? attr-dict `:` qualified(type($result))";
 }
 
 // Common shape of the collectives: input -> output over the world or a group.

@@ -246,14 +246,57 @@ LogicalResult RecvCopySendOp::verify() {
 
 LogicalResult SignalOp::verify() { return verifyMap(*this, "peer", getPeer()); }
 
+bool mlir::sched::multimemReduces(Type element, ccl::ReductionKind redop) {
+  using R = ccl::ReductionKind;
+  bool sum = redop == R::Sum || redop == R::Avg;
+  bool minMax = redop == R::Min || redop == R::Max;
+  if (element.isF32() || element.isF64())
+    return sum;
+  if (element.isF16() || element.isBF16())
+    return sum || minMax;
+  auto integer = dyn_cast<IntegerType>(element);
+  return integer && (integer.getWidth() == 32 || integer.getWidth() == 64) &&
+         (sum || minMax);
+}
+
+/// The switch reaches only memory bound to a multicast object: the input
+/// and output of a `multicast` program; under Simple (its signals order the
+/// stores), in the element type.
+static LogicalResult verifyMulticast(Operation *op, StringRef role, PartAttr part) {
+  auto program = op->getParentOfType<ProgramOp>();
+  if (!program.getMulticast())
+    return op->emitOpError("needs a multicast program (input and output bound "
+                           "to multicast objects)");
+  if (part.getBuffer() == BufferKind::Scratch)
+    return op->emitOpError("needs its ")
+           << role << " in the input or output (multicast), not the scratch";
+  if (program.getWireType() != program.getElementType())
+    return op->emitOpError("needs the element type on the wire, not ")
+           << program.getWireType();
+  if (program.getElementType().getIntOrFloatBitWidth() < 16)
+    return op->emitOpError("the switch moves no ") << program.getElementType()
+                                                   << " (16-bit words at least)";
+  if (program.getProtocolKind() != ProtocolKind::Simple)
+    return op->emitOpError("needs the simple protocol, not ")
+           << stringifyProtocolKind(program.getProtocolKind());
+  return success();
+}
+
 LogicalResult MultimemReduceOp::verify() {
-  if (!(*this)->getParentOfType<ProgramOp>().getRedop())
+  auto program = (*this)->getParentOfType<ProgramOp>();
+  if (!program.getRedop())
     return emitOpError("needs a program with a reduction (redop)");
+  if (!multimemReduces(program.getElementType(), *program.getRedop()))
+    return emitOpError("the switch has no ")
+           << ccl::stringifyReductionKind(*program.getRedop()) << " of "
+           << program.getElementType();
   return failure(failed(verifyPart(*this, "source", getSrc())) ||
-                 failed(verifyPart(*this, "destination", getDst())));
+                 failed(verifyPart(*this, "destination", getDst())) ||
+                 failed(verifyMulticast(*this, "source", getSrc())));
 }
 
 LogicalResult MultimemStoreOp::verify() {
   return failure(failed(verifyPart(*this, "source", getSrc())) ||
-                 failed(verifyPart(*this, "destination", getDst())));
+                 failed(verifyPart(*this, "destination", getDst())) ||
+                 failed(verifyMulticast(*this, "destination", getDst())));
 }

@@ -29,6 +29,11 @@ unsigned loopDepth(Operation *op);
 /// Whether a step of `program` reduces or stores through the NVSwitch (NVLS).
 bool hasMultimemSteps(ProgramOp program);
 
+/// Whether the NVSwitch reduces `element`s with `redop` (multimem
+/// ld_reduce: sums of f32, f64, f16, bf16 and 32/64-bit integers; min and
+/// max of all but f32 and f64; no products, no 8-bit types). Avg is a sum.
+bool multimemReduces(Type element, ccl::ReductionKind redop);
+
 /// Calls `fn` with each inherent attribute of `op` in declaration order, null
 /// where an optional one is absent (without building getAttrs()'s
 /// dictionary).

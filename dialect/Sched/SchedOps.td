@@ -99,6 +99,8 @@ def Sched_ProgramOp : Sched_Op<"program", [Symbol, NoTerminator, SingleBlock,
     `prescale` (avg only): every step that reads the input reads it divided
     by the ranks, so sums stay in the range of a narrow wire type and
     nothing is finalized at the end.
+    `multicast`: the input and output are bound to multicast objects (the
+    caller's `ccl.buffer ... multicast`), which NVLS steps need.
     `protocol` (default `simple`): how every message travels. Simple writes
     the data into the peer's part, then a flag. LL (NCCL's low-latency
     protocol) writes 8-byte lines of 4 data bytes and a 4-byte flag into a
@@ -125,7 +127,7 @@ def Sched_ProgramOp : Sched_Op<"program", [Symbol, NoTerminator, SingleBlock,
       OptionalAttr<I64Attr>:$root, UnitAttr:$in_place, StrAttr:$algorithm,
       DefaultValuedAttr<I64Attr, "1">:$chunks,
       OptionalAttr<DenseI64ArrayAttr>:$rank_map, UnitAttr:$prescale,
-      OptionalAttr<Sched_ProtocolKindAttr>:$protocol);
+      OptionalAttr<Sched_ProtocolKindAttr>:$protocol, UnitAttr:$multicast);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -343,8 +345,10 @@ def Sched_MultimemReduceOp : Sched_StepOp<"multimem_reduce"> {
   let summary = "read a part of every rank's buffer through the NVSwitch, reduced";
   let description = [{
     NVLS (NVSwitch multicast with in-switch reduction): the switch reads the
-    part from every rank and returns the reduction. Only machines with NVLS
-    run it; ccopt simulates it (the NCCL baseline) but emits no code for it.
+    part from every rank's input (or output) and returns the reduction,
+    written to the local destination. Only machines with NVLS run it
+    (multimem.ld_reduce, sm_90), only in a `multicast` program under Simple,
+    and only for what the switch reduces (`multimemReduces`).
 
     ```mlir
     sched.multimem_reduce <input, (d0) -> (d0), 8> -> <output, (d0) -> (d0), 8>
@@ -357,7 +361,8 @@ def Sched_MultimemReduceOp : Sched_StepOp<"multimem_reduce"> {
 def Sched_MultimemStoreOp : Sched_StepOp<"multimem_store"> {
   let summary = "write a part into that part of every rank's buffer through the NVSwitch";
   let description = [{
-    NVLS multicast store: one write, replicated by the switch to every rank.
+    NVLS multicast store: one write of a local part, replicated by the
+    switch into that part of every rank's output (a `multicast` program).
 
     ```mlir
     sched.multimem_store <output, (d0) -> (d0), 8> -> <output, (d0) -> (d0), 8>

@@ -198,9 +198,7 @@ FailureOr<MailboxDemand> mlir::sched::mailboxDemand(ProgramOp program,
   // The largest message: the largest part a send names (the parts of a
   // buffer differ by at most an element), from the ops, not every rank's
   // steps.
-  bool nvls = false;
   program.walk([&](Operation *op) {
-    nvls |= isa<MultimemReduceOp, MultimemStoreOp>(op);
     std::optional<PartAttr> dst =
         TypeSwitch<Operation *, std::optional<PartAttr>>(op)
             .Case<SendOp, RecvReduceSendOp, RecvCopySendOp>(
@@ -214,8 +212,6 @@ FailureOr<MailboxDemand> mlir::sched::mailboxDemand(ProgramOp program,
     demand.largestBytes = std::max(
         demand.largestBytes, elements * int64_t((type.getIntOrFloatBitWidth() + 7) / 8));
   });
-  if (nvls)
-    return fail("NVLS steps have no LL or LL128 form");
   // Per (sender, receiver, channel): data messages sent, and receives that
   // name where the data goes; walked for one channel of each class (alike
   // channels send alike) and, under a fold, for the ranks of one period,

@@ -98,6 +98,11 @@ std::string parseLine(const std::string& line, Schedule& s) {
   if (kv.count("mailbox"))
     if (!(e = needInt("mailbox", 0, s.mailboxBytes)).empty()) return e;
   if (s.protocol == "ll" && s.mailboxBytes % 8) return "mailbox must be whole 8-byte lines";
+  // Optional (emitters before NVLS wrote none): ordinary buffers.
+  int64_t multicast = 0;
+  if (kv.count("multicast"))
+    if (!(e = needInt("multicast", 0, multicast)).empty()) return e;
+  s.multicast = multicast != 0;
   if (s.protocol == "ll128" && s.mailboxBytes % 128) return "mailbox must be whole 128-byte lines";
   return "";
 }

@@ -35,6 +35,7 @@ struct Schedule {
   std::vector<int> rankMap;    // schedule rank i runs on world rank rankMap[i]; empty: identity
   std::string protocol = "simple";  // simple | ll | ll128 (optional key; older files have none)
   int64_t mailboxBytes = 0;    // LL/LL128 mailbox after the counters of every sync area
+  bool multicast = false;      // input and output must be multicast-bound (NVLS steps)
 
   size_t inputBytes() const { return size_t(inputCount) * dtypeBytes(element); }
   size_t outputBytes() const { return size_t(outputCount) * dtypeBytes(element); }

@@ -66,8 +66,10 @@ struct cc_args {
   cc_u64* const* sync;    // [nranks]: every rank's sync area
   volatile int* abort;    // non-zero: every wait returns at once
   int* error;             // first error code (left at CC_OK on success)
+  void* const* multicast; // [nranks * CC_NUM_BUFS]: buffers' multicast addresses on
+                          // each rank's GPU (NVLS schedules on CUDA; null otherwise)
 };
-static_assert(sizeof(cc_args) == 64, "cc_args layout is part of the ABI");
+static_assert(sizeof(cc_args) == 72, "cc_args layout is part of the ABI");
 
 // ===========================================================================
 // Backend: CUDA
@@ -515,6 +517,186 @@ template <class D> CC_DEVICE void cc_scale(D* dst, long long n, long long diviso
   cc_detail::fn_scale<D> f;
   f.divisor = divisor;
   cc_detail::elementwise(f, dst, (D*)0, (const D*)dst, (const D*)dst, n);
+}
+
+// --- NVLS: reductions and stores in the NVSwitch --------------------------------
+// multimem steps read and write a buffer of every rank through the switch: a
+// load returns the reduction of that element over every rank's buffer, a
+// store lands in every rank's buffer. On CUDA the caller's buffers are bound
+// to multicast objects (args->multicast: their addresses on each rank's GPU)
+// and these are multimem instructions (sm_90); the host backend reads and
+// writes every rank's buffer (args->bufs) itself. The compiler emits only the
+// types and operators the switch has (sched::multimemReduces).
+
+namespace cc_detail {
+
+#ifdef CC_CUDA
+// The switch works on 32- or 64-bit words: one element, or two f16/bf16.
+// multimem<OP, T>: the word type and the PTX type suffix of its
+// load-reduce, alone and (float types) four words at once.
+template <class OP, class T> struct multimem;
+#define CC_MULTIMEM(OP, T, WORD, PTX, PTX4)                       \
+  template <> struct multimem<OP, T> {                            \
+    typedef WORD word;                                            \
+    static constexpr const char one[] = PTX;                      \
+    static constexpr const char four[] = PTX4;                    \
+  };
+CC_MULTIMEM(cc_op_sum, float, unsigned, "add.f32", "add.v4.f32")
+CC_MULTIMEM(cc_op_sum, double, cc_u64, "add.f64", "")
+CC_MULTIMEM(cc_op_sum, cc_f16, unsigned, "add.acc::f32.f16x2", "add.acc::f32.v4.f16x2")
+CC_MULTIMEM(cc_op_min, cc_f16, unsigned, "min.f16x2", "min.v4.f16x2")
+CC_MULTIMEM(cc_op_max, cc_f16, unsigned, "max.f16x2", "max.v4.f16x2")
+CC_MULTIMEM(cc_op_sum, cc_bf16, unsigned, "add.acc::f32.bf16x2", "add.acc::f32.v4.bf16x2")
+CC_MULTIMEM(cc_op_min, cc_bf16, unsigned, "min.bf16x2", "min.v4.bf16x2")
+CC_MULTIMEM(cc_op_max, cc_bf16, unsigned, "max.bf16x2", "max.v4.bf16x2")
+CC_MULTIMEM(cc_op_sum, int, unsigned, "add.s32", "")
+CC_MULTIMEM(cc_op_min, int, unsigned, "min.s32", "")
+CC_MULTIMEM(cc_op_max, int, unsigned, "max.s32", "")
+CC_MULTIMEM(cc_op_sum, unsigned, unsigned, "add.u32", "")
+CC_MULTIMEM(cc_op_min, unsigned, unsigned, "min.u32", "")
+CC_MULTIMEM(cc_op_max, unsigned, unsigned, "max.u32", "")
+CC_MULTIMEM(cc_op_sum, long long, cc_u64, "add.u64", "")  // two's complement: there is no add.s64
+CC_MULTIMEM(cc_op_min, long long, cc_u64, "min.s64", "")
+CC_MULTIMEM(cc_op_max, long long, cc_u64, "max.s64", "")
+CC_MULTIMEM(cc_op_sum, unsigned long long, cc_u64, "add.u64", "")
+CC_MULTIMEM(cc_op_min, unsigned long long, cc_u64, "min.u64", "")
+CC_MULTIMEM(cc_op_max, unsigned long long, cc_u64, "max.u64", "")
+#undef CC_MULTIMEM
+
+template <class M> CC_DEVICE unsigned mm_load(const unsigned* p) {
+  unsigned v;
+  asm volatile("multimem.ld_reduce.relaxed.sys.global.%1 %0, [%2];" : "=r"(v) : "C"(M::one), "l"(p) : "memory");
+  return v;
+}
+template <class M> CC_DEVICE cc_u64 mm_load(const cc_u64* p) {
+  cc_u64 v;
+  asm volatile("multimem.ld_reduce.relaxed.sys.global.%1 %0, [%2];" : "=l"(v) : "C"(M::one), "l"(p) : "memory");
+  return v;
+}
+template <class M> CC_DEVICE void mm_load4(const unsigned* p, unsigned* v) {
+  asm volatile("multimem.ld_reduce.relaxed.sys.global.%4 {%0, %1, %2, %3}, [%5];"
+               : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "C"(M::four), "l"(p) : "memory");
+}
+CC_DEVICE void mm_store(unsigned* p, unsigned v) {
+  asm volatile("multimem.st.relaxed.sys.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+CC_DEVICE void mm_store(cc_u64* p, cc_u64 v) {
+  asm volatile("multimem.st.relaxed.sys.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+CC_DEVICE void mm_store4(unsigned* p, const unsigned* v) {
+  asm volatile("multimem.st.relaxed.sys.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v[0]),
+               "r"(v[1]), "r"(v[2]), "r"(v[3]) : "memory");
+}
+// Orders accesses to a buffer through its unicast and multicast addresses
+// (a rank writes it through the one, the switch reads the other).
+CC_DEVICE void fence_alias() { asm volatile("fence.proxy.alias;" ::: "memory"); }
+
+// Words [w0, w1) of a part, `at(w)` for each: four at once from the first
+// 16-byte boundary where the word type has that form, else one by one.
+template <bool Four, class W, class One, class Group>
+CC_DEVICE void for_words(long long w0, long long w1, const One& one, const Group& group) {
+  long long a = w1, body = 0;
+  if (Four && sizeof(W) == 4) {
+    a = (w0 + 3) / 4 * 4;
+    if (a > w1) a = w1;
+    body = (w1 - a) / 4 * 4;
+  }
+  for (long long w = w0 + cc_tid(); w < a; w += cc_nthreads()) one(w);
+  for (long long w = a + 4LL * cc_tid(); w < a + body; w += 4LL * cc_nthreads()) group(w);
+  for (long long w = a + body + cc_tid(); w < w1; w += cc_nthreads()) one(w);
+}
+#endif
+
+template <class T> CC_DEVICE T scaled(T x, long long divisor) {
+  typedef cc_acc_t<T> Acc;
+  return divisor == 1 ? x : cc_cvt<T>(cc_cvt<Acc>(x) / (Acc)divisor);
+}
+
+}  // namespace cc_detail
+
+template <class T> CC_DEVICE T* cc_multicast_buf(const cc_args* args, int rank, int kind) {
+  return (T*)args->multicast[(long long)rank * CC_NUM_BUFS + kind];
+}
+
+// dst[i] = OP over every rank's buffer `kind` at [offset + i] (/ divisor), i < n.
+template <class OP, class T>
+CC_DEVICE void cc_multimem_reduce(const cc_args* args, int rank, int kind, T* dst, long long offset,
+                                  long long n, long long divisor) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // multimem is sm_90's; the runtime binds multicast memory only there
+#elif defined(CC_CUDA)
+  typedef cc_detail::multimem<OP, T> M;
+  typedef typename M::word W;
+  constexpr long long per = sizeof(W) / sizeof(T);
+  W* const mc = cc_multicast_buf<W>(args, rank, kind);
+  // A word's elements that lie in the part (a pair at an edge has one).
+  auto put = [&](long long w, W v) {
+    const T* e = (const T*)&v;
+    for (long long j = 0; j < per; ++j) {
+      long long i = w * per + j - offset;
+      if (i >= 0 && i < n) dst[i] = cc_detail::scaled(e[j], divisor);
+    }
+  };
+  cc_detail::fence_alias();
+  cc_detail::for_words<sizeof(M::four) != 1, W>(
+      offset / per, (offset + n + per - 1) / per, [&](long long w) { put(w, cc_detail::mm_load<M>(mc + w)); },
+      [&](long long w) {
+        if constexpr (sizeof(M::four) != 1) {
+          unsigned v[4];
+          cc_detail::mm_load4<M>((const unsigned*)(mc + w), v);
+          for (int j = 0; j < 4; ++j) put(w + j, v[j]);
+        }
+      });
+#else
+  typedef cc_acc_t<T> Acc;
+  for (long long i = 0; i < n; ++i) {
+    Acc acc = cc_cvt<Acc>(cc_buf<T>(args, 0, kind)[offset + i]);
+    for (int q = 1; q < args->nranks; ++q)
+      acc = OP::apply(acc, cc_cvt<Acc>(cc_buf<T>(args, q, kind)[offset + i]));
+    dst[i] = cc_detail::scaled(cc_cvt<T>(acc), divisor);
+  }
+  (void)rank;
+#endif
+}
+
+// Every rank's buffer `kind` at [offset + i] = src[i], i < n.
+template <class T>
+CC_DEVICE void cc_multimem_store(const cc_args* args, int rank, int kind, long long offset, const T* src,
+                                 long long n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();
+#elif defined(CC_CUDA)
+  typedef typename cc_detail::multimem<cc_op_sum, T>::word W;  // every type the switch has sums
+  constexpr long long per = sizeof(W) / sizeof(T);
+  W* const mc = cc_multicast_buf<W>(args, rank, kind);
+  auto word = [&](long long w) {
+    W v;
+    T* e = (T*)&v;
+    for (long long j = 0; j < per; ++j) e[j] = src[w * per + j - offset];
+    return v;
+  };
+  // Whole words through the switch; a lone f16/bf16 at an edge (the switch
+  // stores no 16-bit word) into every rank's buffer directly.
+  const long long w0 = (offset + per - 1) / per, w1 = (offset + n) / per;
+  cc_detail::for_words<true, W>(
+      w0, w1, [&](long long w) { cc_detail::mm_store(mc + w, word(w)); },
+      [&](long long w) {
+        unsigned v[4];
+        for (int j = 0; j < 4; ++j) v[j] = (unsigned)word(w + j);
+        cc_detail::mm_store4((unsigned*)(mc + w), v);
+      });
+  if (per > 1 && cc_tid() == 0)
+    for (int q = 0; q < args->nranks; ++q) {
+      T* peer = cc_buf<T>(args, q, kind);
+      if (offset < w0 * per && n > 0) peer[offset] = src[0];
+      if (w1 * per < offset + n && w1 * per >= w0 * per) peer[offset + n - 1] = src[n - 1];
+    }
+  cc_detail::fence_alias();
+#else
+  for (int q = 0; q < args->nranks; ++q)
+    for (long long i = 0; i < n; ++i) cc_buf<T>(args, q, kind)[offset + i] = src[i];
+  (void)rank;
+#endif
 }
 
 // --- LL and LL128 protocols ---------------------------------------------------

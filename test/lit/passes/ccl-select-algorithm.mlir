@@ -4,6 +4,7 @@
 // RUN: ccopt %S/Inputs/all-reduce-1024-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=a100x8 nodes=128" | FileCheck %s --check-prefix=HUGE
 // RUN: ccopt %S/Inputs/pcie-socket-collectives.mlir --topo pcie4x8 | FileCheck %s --check-prefix=SOCKETS
 // RUN: ccopt %S/Inputs/all-reduce-1gib-16-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=v100x8 nodes=2" | FileCheck %s --check-prefix=RAILS
+// RUN: ccopt %S/Inputs/nvls-all-reduces.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=NVLS
 
 // The node-aware all-reduce's pieces overlap NVLink and the network when
 // enough channels are in each phase: v100x8 (NCCL: 8 channels, the others'
@@ -13,6 +14,13 @@
 // On one PCIe node the sockets' link is the bottleneck: the node-aware
 // algorithms, with the sockets as their groups, cross it with each block
 // once (the ring: every block twice), and beat NCCL's ring.
+// NVLS in the switch where the buffers are multicast and the switch has the
+// reduction, on NCCL's 16 channels or more; a ring elsewhere.
+// NVLS: ccl.all_reduce sum %m -> %m {algorithm = "nvls", channels = {{16|32}} : i64
+// NVLS-SAME: runner_up = "ring"
+// NVLS: ccl.all_reduce sum %o -> %o {algorithm = "ring"
+// NVLS: ccl.all_reduce prod %m -> %m {algorithm = "ring"
+
 // SOCKETS: ccl.all_reduce sum %{{.*}} {algorithm = "{{hierarchical|hierarchical_rd}}"
 // SOCKETS-SAME: runner_up = "{{hierarchical|hierarchical_rd}}"
 // SOCKETS: ccl.all_gather %{{.*}} {algorithm = "hierarchical"{{.*}}runner_up = "ring"

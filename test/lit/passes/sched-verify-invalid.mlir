@@ -427,3 +427,36 @@ sched.program @channel_beyond_the_buffers attributes {algorithm = "hand", channe
     sched.recv from #peer into <output, (d0) -> ((d0 + 1) mod 2 + 3), 4>
   }
 }
+
+// -----
+
+// NVLS without the closing signals: rank 0 may finish before rank 1's store
+// through the switch reaches its output.
+// expected-error @+1 {{rank 0 may end before the write of output[3, 6) by rank 1 (channel 0, step 1) lands (no message orders it first)}}
+sched.program @nvls_unsignalled attributes {algorithm = "nvls", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 6 : i64, output_count = 6 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 0 : i64, multicast} {
+  sched.task channel 0 {
+    sched.multimem_reduce <input, (d0) -> (d0), 2> -> <output, (d0) -> (d0), 2>
+    sched.multimem_store <output, (d0) -> (d0), 2> -> <output, (d0) -> (d0), 2>
+  }
+}
+
+// -----
+
+// NVLS storing a part before reducing it: the switch replicates the
+// output's old contents.
+#other = affine_map<(d0) -> ((d0 + 1) mod 2)>
+sched.program @nvls_store_first attributes {algorithm = "nvls", channels = 1 : i64,
+    collective = #ccl<collective all_reduce>, element_type = f32,
+    input_count = 6 : i64, output_count = 6 : i64, ranks = 2 : i64,
+    redop = #ccl<redop sum>, scratch_count = 0 : i64, multicast} {
+  sched.task channel 0 {
+    // expected-error @+1 {{rank 1, channel 0, step 0: reads output[3, 6) (part 1 of 2), which holds no data yet}}
+    sched.multimem_store <output, (d0) -> (d0), 2> -> <output, (d0) -> (d0), 2>
+    sched.multimem_reduce <input, (d0) -> (d0), 2> -> <output, (d0) -> (d0), 2>
+    sched.signal to #other
+    sched.recv from #other
+  }
+}

@@ -595,3 +595,88 @@ sched.program @p attributes {collective = #ccl<collective all_gather>,
   sched.task channel 0 rank 1 attributes {rank_map = array<i64: 1, 0>} {
   }
 }
+
+// -----
+
+// The switch reaches only buffers bound to multicast objects.
+sched.program @p attributes {collective = #ccl<collective all_reduce>,
+    ranks = 2 : i64, channels = 1 : i64, element_type = f32, input_count = 6 : i64,
+    output_count = 6 : i64, scratch_count = 0 : i64, algorithm = "nvls",
+    redop = #ccl<redop sum>} {
+  sched.task channel 0 {
+    // expected-error @+1 {{'sched.multimem_reduce' op needs a multicast program (input and output bound to multicast objects)}}
+    sched.multimem_reduce <input, (d0) -> (d0), 2> -> <output, (d0) -> (d0), 2>
+  }
+}
+
+// -----
+
+sched.program @p attributes {collective = #ccl<collective all_reduce>,
+    ranks = 2 : i64, channels = 1 : i64, element_type = f32, input_count = 6 : i64,
+    output_count = 6 : i64, scratch_count = 6 : i64, algorithm = "nvls",
+    redop = #ccl<redop sum>, multicast} {
+  sched.task channel 0 {
+    // expected-error @+1 {{'sched.multimem_store' op needs its destination in the input or output (multicast), not the scratch}}
+    sched.multimem_store <output, (d0) -> (d0), 2> -> <scratch, (d0) -> (d0), 2>
+  }
+}
+
+// -----
+
+// NVLS steps move data through the switch, not in messages: no LL form.
+sched.program @p attributes {collective = #ccl<collective all_reduce>,
+    ranks = 2 : i64, channels = 1 : i64, element_type = f32, input_count = 6 : i64,
+    output_count = 6 : i64, scratch_count = 0 : i64, algorithm = "nvls",
+    redop = #ccl<redop sum>, protocol = #sched<protocol ll>, multicast} {
+  sched.task channel 0 {
+    // expected-error @+1 {{'sched.multimem_reduce' op needs the simple protocol, not ll}}
+    sched.multimem_reduce <input, (d0) -> (d0), 2> -> <output, (d0) -> (d0), 2>
+  }
+}
+
+// -----
+
+sched.program @p attributes {collective = #ccl<collective all_reduce>,
+    ranks = 2 : i64, channels = 1 : i64, element_type = f32, input_count = 6 : i64,
+    output_count = 6 : i64, scratch_count = 0 : i64, algorithm = "nvls",
+    redop = #ccl<redop max>, multicast} {
+  sched.task channel 0 {
+    // expected-error @+1 {{'sched.multimem_reduce' op the switch has no max of 'f32'}}
+    sched.multimem_reduce <input, (d0) -> (d0), 2> -> <output, (d0) -> (d0), 2>
+  }
+}
+
+// -----
+
+sched.program @p attributes {collective = #ccl<collective all_reduce>,
+    ranks = 2 : i64, channels = 1 : i64, element_type = f32, wire = bf16,
+    input_count = 6 : i64, output_count = 6 : i64, scratch_count = 0 : i64,
+    algorithm = "nvls", redop = #ccl<redop sum>, multicast} {
+  sched.task channel 0 {
+    // expected-error @+1 {{'sched.multimem_reduce' op needs the element type on the wire, not 'bf16'}}
+    sched.multimem_reduce <input, (d0) -> (d0), 2> -> <output, (d0) -> (d0), 2>
+  }
+}
+
+// -----
+
+sched.program @p attributes {collective = #ccl<collective broadcast>,
+    ranks = 2 : i64, channels = 1 : i64, element_type = i8, input_count = 6 : i64,
+    output_count = 6 : i64, scratch_count = 0 : i64, algorithm = "nvls", root = 0 : i64,
+    multicast} {
+  sched.task channel 0 {
+    // expected-error @+1 {{'sched.multimem_store' op the switch moves no 'i8' (16-bit words at least)}}
+    sched.multimem_store <input, (d0) -> (d0), 2> -> <output, (d0) -> (d0), 2>
+  }
+}
+
+// -----
+
+sched.program @p attributes {collective = #ccl<collective all_gather>,
+    ranks = 2 : i64, channels = 1 : i64, element_type = f32, input_count = 3 : i64,
+    output_count = 6 : i64, scratch_count = 0 : i64, algorithm = "nvls", multicast} {
+  sched.task channel 0 {
+    // expected-error @+1 {{'sched.multimem_reduce' op needs a program with a reduction (redop)}}
+    sched.multimem_reduce <input, (d0) -> (d0), 2> -> <output, (d0) -> (d0), 2>
+  }
+}

@@ -166,8 +166,9 @@ TEST(Algorithms, RailTreesAreProvenFromTheirImages) {
 
 namespace {
 
-// NVLS schedules are simulated (the NCCL baseline on Hopper) and must still
-// be proven right: every rank ends with the whole reduction.
+// NVLS schedules (ccopt's and the NCCL baseline's on Hopper) must be
+// proven right: every rank ends with the whole reduction, and no rank ends
+// before the others' stores into it land. They emit multimem steps.
 TEST(Algorithms, NvlsAllReduceVerifies) {
   MLIRContext context;
   ccopt::test::loadDialects(context);
@@ -180,19 +181,18 @@ TEST(Algorithms, NvlsAllReduceVerifies) {
       ccopt::AllReduceShape shape{ranks, ranks * 100 + 3, b.getF32Type(),
                                   avg ? ccl::ReductionKind::Avg : ccl::ReductionKind::Sum,
                                   ranks == 3, {}};
-      ccopt::buildNvlsAllReduce(b, b.getUnknownLoc(),
-                                "nvls" + std::to_string(index++), shape,
-                                /*chunks=*/2, /*channels=*/2);
+      auto program = ccopt::buildNvlsAllReduce(b, b.getUnknownLoc(),
+                                               "nvls" + std::to_string(index++), shape,
+                                               /*chunks=*/2, /*channels=*/2);
+      EXPECT_TRUE(program.getMulticast());
     }
   Diagnostics diagnostics(context);
   EXPECT_TRUE(succeeded(verifySchedules(*module))) << diagnostics.text;
-  // No CUDA for them yet: the emitter says so instead of printing.
   std::string cuda;
   llvm::raw_string_ostream os(cuda);
-  EXPECT_TRUE(failed(ccopt::emitCuda(*module, os)));
-  EXPECT_NE(diagnostics.text.find("no CUDA emission for sched.multimem_"),
-            std::string::npos)
-      << diagnostics.text;
+  EXPECT_TRUE(succeeded(ccopt::emitCuda(*module, os))) << diagnostics.text;
+  EXPECT_NE(cuda.find("cc_multimem_reduce<cc_op_sum>"), std::string::npos);
+  EXPECT_NE(cuda.find("multicast=1"), std::string::npos);
 }
 
 } // namespace

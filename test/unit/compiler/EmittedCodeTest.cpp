@@ -6,6 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compile.h"
+#include "dialect/Ccl/CclDialect.h"
+#include "dialect/Sched/SchedDialect.h"
+#include "mlir/AsmParser/AsmParser.h"
 
 #ifdef CCOPT_HAVE_NVRTC
 #include "jit/Nvrtc.h"
@@ -79,6 +82,44 @@ TEST(EmittedCode, LLCompilesWithNvrtcForAmpereAndHopper) {
       EXPECT_FALSE(result.cubin.empty());
       std::cout << "[ nvrtc   ] " << protocol << " sm_" << arch << " " << result.seconds << " s\n";
     }
+  }
+#endif
+}
+
+// NVLS kernels: multimem load-reduce and store (one word, four words, and
+// the lone f16/bf16 at a part's edge) of every type and operator the
+// switch has; ptxas (NVRTC's CUBIN) checks each instruction against sm_90.
+// For sm_80 they compile to a trap (NVLS runs on Hopper only).
+TEST(EmittedCode, NvlsCompilesWithNvrtcForHopper) {
+#ifndef CCOPT_HAVE_NVRTC
+  GTEST_SKIP() << "no NVRTC in this build (CUDA toolkit missing)";
+#else
+  mlir::MLIRContext context;
+  ccopt::test::loadDialects(context);
+  std::string text = "ccl.program @nvls world(8) {\n";
+  int index = 0;
+  for (const char *type : {"f32", "f64", "f16", "bf16", "i32", "ui32", "i64", "ui64"})
+    for (const char *redop : {"sum", "avg", "min", "max"}) {
+      mlir::Type element = mlir::parseType(type, &context);
+      if (!mlir::sched::multimemReduces(element, *mlir::ccl::symbolizeReductionKind(redop)))
+        continue;
+      std::string buf = "!ccl.buffer<1003x" + std::string(type) + ">";
+      std::string a = "%a" + std::to_string(index), b = "%b" + std::to_string(index++);
+      text += "  " + a + " = ccl.buffer \"" + a.substr(1) + "\" multicast : " + buf + "\n";
+      text += "  " + b + " = ccl.buffer \"" + b.substr(1) + "\" multicast : " + buf + "\n";
+      text += "  ccl.all_reduce " + std::string(redop) + " " + a + " -> " + b +
+              " {algorithm = \"nvls\"} : " + buf + " -> " + buf + "\n";
+    }
+  text += "}\n";
+  auto compiled = ccopt::test::compile(context, text, {"h100x8", "", 1, 1, 2});
+  ASSERT_TRUE(compiled.module) << compiled.error;
+  ASSERT_NE(compiled.cuda.find("cc_multimem_reduce<cc_op_max>"), std::string::npos);
+  EXPECT_EQ(index, 28);
+  for (int arch : {80, 90}) {
+    auto result = ccopt::rt::compileWithNvrtc(compiled.cuda, "nvls.cu", arch);
+    EXPECT_TRUE(result.ok) << "sm_" << arch << ":\n" << result.log;
+    EXPECT_FALSE(result.cubin.empty());
+    std::cout << "[ nvrtc   ] nvls sm_" << arch << " " << result.seconds << " s\n";
   }
 #endif
 }

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compile.h"
+#include "mlir/AsmParser/AsmParser.h"
 
 #include "dialect/Sched/StepWalker.h"
 #include "host/HostBackend.h"
@@ -430,7 +431,9 @@ TEST_F(ProtocolExecution, RandomCollectivesEveryAlgorithm) {
       bool inPlace = !blocks || kind == ccl::CollectiveKind::AllToAll ? pick(0, 1) == 1 : false;
       std::vector<llvm::StringRef> algorithms;
       for (llvm::StringRef algorithm : ccopt::algorithmsFor(kind))
-        if (ccopt::algorithmUnsupported(kind, algorithm, ranks, nullptr, inPlace).empty())
+        if (ccopt::algorithmUnsupported({kind, {n, m, {}, ccl::ReductionKind::Sum, inPlace}, ranks},
+                                        algorithm, nullptr)
+                .empty())
           algorithms.push_back(algorithm);
       llvm::StringRef algorithm = algorithms[pick(0, algorithms.size() - 1)];
       const char *protocols[] = {"simple", "ll", "ll128"};
@@ -493,6 +496,45 @@ TEST_F(ProtocolExecution, RelayedCollectivesInLL) {
       index += 3;
     }
   runAll(text, {"v100x8", "", 1, /*chunks=*/1, /*channels=*/int64_t(1 + index % 3)}, index);
+}
+
+// NVLS on h100x8: reductions and stores in the switch, run by the host
+// backend over every rank's buffers (the switch's sum, min and max), on
+// random worlds, subgroups, counts, channels and pieces, in and out of
+// place, for every type and operator the switch has.
+TEST_F(ProtocolExecution, SwitchReductionsOnRandomCases) {
+  std::mt19937 rng(20261130);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int64_t primes[] = {2, 3, 13, 127, 1021};
+  std::string text;
+  int index = 0;
+  for (const char *type : kTypes)
+    for (const char *redop : {"sum", "avg", "min", "max", "prod"}) {
+      Type element = mlir::parseType(type, &context);
+      if (!sched::multimemReduces(element, *ccl::symbolizeReductionKind(redop)))
+        continue;
+      bool grouped = pick(0, 1) == 1;
+      int n = grouped ? pick(2, 7) : 8;
+      std::vector<int> ranks(8);
+      std::iota(ranks.begin(), ranks.end(), 0);
+      std::shuffle(ranks.begin(), ranks.end(), rng);
+      ranks.resize(n);
+      int64_t m = pick(0, 3) == 0 ? 1 : pick(0, 1) ? primes[pick(0, 4)] : pick(2, 5000);
+      bool inPlace = pick(0, 1) == 1;
+      std::string buf = bufferType(m, type);
+      text += llvm::formatv("ccl.program @s{0} world(8) {{\n", index);
+      if (grouped)
+        text += "  ccl.group @g ranks [" +
+                llvm::join(llvm::map_range(ranks, [](int r) { return std::to_string(r); }), ", ") +
+                "]\n";
+      text += llvm::formatv(
+          "  %a = ccl.buffer \"a\" multicast : {0}\n  %b = ccl.buffer \"b\" multicast : {0}\n"
+          "  ccl.all_reduce {1} %a -> {2}{3} {{algorithm = \"nvls\", channels = {4} : i64, "
+          "chunks = {5} : i64} : {0} -> {0}\n}\n",
+          buf, redop, inPlace ? "%a" : "%b", grouped ? " group @g" : "", pick(1, 4), pick(1, 3));
+      ++index;
+    }
+  runAll(text, {"h100x8", "", 1, 0, 0}, index, sched::ProtocolKind::Simple);
 }
 
 // Pipelines longer than the mailbox (kLLSlots per channel and sender):

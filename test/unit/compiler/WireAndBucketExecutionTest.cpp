@@ -106,7 +106,9 @@ TEST_F(WireAndBuckets, CompressedReductionsStayWithinTheBound) {
             {ccl::CollectiveKind::ReduceScatter, "reduce_scatter"},
             {ccl::CollectiveKind::Reduce, "reduce"}})
         for (StringRef algorithm : ccopt::algorithmsFor(kind).drop_front())
-          if (ccopt::algorithmUnsupported(kind, algorithm, world, &*machine, false).empty())
+          if (ccopt::algorithmUnsupported({kind, {16, 640, {}, ccl::ReductionKind::Sum}, world},
+                                          algorithm, &*machine)
+                  .empty())
             cases.push_back({collective, redop, wire, algorithm.str(), 16, 640});
     }
   std::string text;
