@@ -14,10 +14,10 @@ std::string ssa(const std::string& name) {
 
 }  // namespace
 
-void ProgramBuilder::buffer(const std::string& name, int64_t count, rt::DType type) {
+void ProgramBuilder::buffer(const std::string& name, int64_t count, rt::DType type, bool multicast) {
   const std::string t = "!ccl.buffer<" + std::to_string(count) + "x" + rt::dtypeName(type) + ">";
   types_[name] = t;
-  lines_.push_back(ssa(name) + " = ccl.buffer \"" + name + "\" : " + t);
+  lines_.push_back(ssa(name) + " = ccl.buffer \"" + name + "\"" + (multicast ? " multicast" : "") + " : " + t);
 }
 
 void ProgramBuilder::collective(const std::string& op, const std::string& redop, const std::string& in,

@@ -21,7 +21,9 @@ public:
   /// `world` 0: the machine given at compile time sets it.
   explicit ProgramBuilder(std::string name, int world = 0) : name_(std::move(name)), world_(world) {}
 
-  void buffer(const std::string& name, int64_t count, rt::DType type);
+  /// `multicast`: the caller binds MulticastBuffers memory (on an NVSwitch
+  /// with NVLS, all-reduces of it may reduce in the switch).
+  void buffer(const std::string& name, int64_t count, rt::DType type, bool multicast = false);
   /// `redop`: sum, prod, min, max or avg.
   void allReduce(const std::string& redop, const std::string& in, const std::string& out);
   void reduceScatter(const std::string& redop, const std::string& in, const std::string& out);

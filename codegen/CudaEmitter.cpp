@@ -320,7 +320,7 @@ void KernelPrinter::printMetadata() {
   os << " algorithm=" << program.getAlgorithm()
      << " protocol=" << stringifyProtocolKind(program.getProtocolKind())
      << " mailbox=" << mailbox.bytes(program)
-     << " multicast=" << (program.getMulticast() ? 1 : 0) << "\n";
+     << (program.getMulticast() ? " multicast=1" : "") << "\n";
 }
 
 void KernelPrinter::declarePart(StringRef name, PartAttr part) {

@@ -2,6 +2,7 @@
 
 #include "ccopt/device.h"
 #include "runtime/ccrt/CudaBuffers.h"
+#include "runtime/ccrt/Multicast.h"
 #include "runtime/ccrt/Validate.h"
 #include "runtime/nccl/NcclLibrary.h"
 
@@ -26,8 +27,17 @@ struct Slot {
   void* fn = nullptr;
   void* bump = nullptr;
   int rankBase = 0, ranks = 1;
-  std::unique_ptr<DeviceAllocation> args, bufTable, syncTable;
+  std::unique_ptr<DeviceAllocation> args, bufTable, syncTable, multicastTable;
 };
+
+/// Why a `multicast` schedule (NVLS) cannot run where its ranks share a
+/// GPU or live in other processes.
+Status multicastNeedsDevices(const Schedule& s, const char* binding) {
+  return Status::error(Code::NotSupported,
+                       "'" + s.kernel + "' reduces in the NVSwitch (multicast buffers), which " + binding +
+                           " cannot set up: bind it with bindDevices, one GPU per rank, on buffers from "
+                           "MulticastBuffers (or compile without multicast buffers)");
+}
 
 class CudaCollective final : public Collective {
 public:
@@ -99,6 +109,47 @@ public:
     bufTable_[size_t(b.rank) * CC_NUM_BUFS + CC_BUF_INPUT] = b.input.data;
     bufTable_[size_t(b.rank) * CC_NUM_BUFS + CC_BUF_OUTPUT] = schedule_.inPlace ? b.input.data : b.output.data;
   }
+
+  /// The multicast addresses of every rank's input and output (buffers of
+  /// one MulticastBuffers over exactly the ranks' devices, each kind at the
+  /// same offset on every rank: the switch reduces an address over all of
+  /// its devices). `buffers` in rank order.
+  Status setMulticast(const std::vector<RankBuffers>& buffers) {
+    multicastTable_.assign(bufTable_.size(), nullptr);
+    const MulticastBuffers* object = nullptr;
+    size_t offsets[CC_NUM_BUFS] = {};
+    for (const RankBuffers& b : buffers)
+      for (int kind : {CC_BUF_INPUT, CC_BUF_OUTPUT}) {
+        const BufferView& view = kind == CC_BUF_INPUT || schedule_.inPlace ? b.input : b.output;
+        const char* which = kind == CC_BUF_INPUT ? "input" : "output";
+        auto found = MulticastBuffers::find(view.data, size_t(view.count) * dtypeBytes(view.type), b.device);
+        std::string where = "rank " + std::to_string(b.rank) + " " + which;
+        if (!found.buffers)
+          return Status::error(Code::InvalidArgument,
+                               where + " is not multicast memory of device " + std::to_string(b.device) +
+                                   " ('" + schedule_.kernel + "' reduces in the NVSwitch: allocate it with "
+                                   "MulticastBuffers)");
+        if (!object) {
+          object = found.buffers;
+          if (object->devices().size() != buffers.size())
+            return Status::error(Code::InvalidArgument,
+                                 where + " is multicast over " + std::to_string(object->devices().size()) +
+                                     " devices, the schedule has " + std::to_string(buffers.size()) + " ranks");
+        }
+        if (found.buffers != object)
+          return Status::error(Code::InvalidArgument, where + " is in other multicast buffers than rank " +
+                                                          std::to_string(buffers.front().rank) + "'s");
+        if (b.rank == buffers.front().rank)
+          offsets[kind] = found.offset;
+        else if (found.offset != offsets[kind])
+          return Status::error(Code::InvalidArgument,
+                               where + " is at offset " + std::to_string(found.offset) + " of its buffer, rank " +
+                                   std::to_string(buffers.front().rank) + "'s at " +
+                                   std::to_string(offsets[kind]) + " (the switch needs the same one)");
+        multicastTable_[size_t(b.rank) * CC_NUM_BUFS + kind] = found.multicast;
+      }
+    return Status::success();
+  }
   std::vector<void*>& bufTable() { return bufTable_; }
   std::vector<cc_u64*>& syncTable() { return syncTable_; }
   std::vector<std::unique_ptr<IpcMappings>>& ipc() { return ipc_; }
@@ -111,10 +162,14 @@ public:
       slot.bufTable = DeviceAllocation::create(ctx, bufTable_.size() * sizeof(void*), s);
       if (s.ok()) slot.syncTable = DeviceAllocation::create(ctx, syncTable_.size() * sizeof(cc_u64*), s);
       if (s.ok()) slot.args = DeviceAllocation::create(ctx, sizeof(cc_args), s);
+      if (s.ok() && !multicastTable_.empty())
+        slot.multicastTable = DeviceAllocation::create(ctx, multicastTable_.size() * sizeof(void*), s);
       if (!s.ok()) return s;
       std::string error;
       if (!ctx->copyToDevice(slot.bufTable->data(), bufTable_.data(), bufTable_.size() * sizeof(void*), error) ||
-          !ctx->copyToDevice(slot.syncTable->data(), syncTable_.data(), syncTable_.size() * sizeof(cc_u64*), error))
+          !ctx->copyToDevice(slot.syncTable->data(), syncTable_.data(), syncTable_.size() * sizeof(cc_u64*), error) ||
+          (slot.multicastTable && !ctx->copyToDevice(slot.multicastTable->data(), multicastTable_.data(),
+                                                     multicastTable_.size() * sizeof(void*), error)))
         return Status::error(Code::CudaError, error);
       if (Status st = writeArgs(slot); !st.ok()) return st;
     }
@@ -186,6 +241,7 @@ private:
     a.sync = static_cast<cc_u64* const*>(slot.syncTable->data());
     a.abort = flags_->abortDevice();
     a.error = flags_->errorDevice();
+    a.multicast = slot.multicastTable ? static_cast<void* const*>(slot.multicastTable->data()) : nullptr;
     std::string error;
     if (!slot.loaded.context->copyToDevice(slot.args->data(), &a, sizeof a, error))
       return Status::error(Code::CudaError, error);
@@ -203,6 +259,7 @@ private:
   std::vector<Slot> slots_;
   std::vector<void*> bufTable_ = std::vector<void*>(size_t(schedule_.ranks) * CC_NUM_BUFS, nullptr);
   std::vector<cc_u64*> syncTable_ = std::vector<cc_u64*>(size_t(schedule_.ranks), nullptr);
+  std::vector<void*> multicastTable_;  // NVLS schedules: like bufTable_, multicast addresses
   std::vector<std::unique_ptr<DeviceAllocation>> owned_;      // scratch
   std::vector<std::unique_ptr<DeviceAllocation>> syncAreas_;  // this process's ranks, in slot order
   std::vector<std::unique_ptr<IpcMappings>> ipc_;             // declared last: closed first
@@ -281,6 +338,10 @@ std::unique_ptr<Collective> CudaProgram::bindVirtualRanks(const std::string& ker
     status = Status::error(Code::InvalidArgument, "no schedule '" + kernel + "' in the kernel library");
     return nullptr;
   }
+  if (schedule->multicast) {
+    status = multicastNeedsDevices(*schedule, "ranks sharing one GPU");
+    return nullptr;
+  }
   const Loaded* dev = loaded(device, status);
   if (!dev) return nullptr;
   if (status = validateOptions(options); !status.ok()) return nullptr;
@@ -345,6 +406,8 @@ std::unique_ptr<Collective> CudaProgram::bindDevices(const std::string& kernel, 
     }
   auto c = std::make_unique<CudaCollective>(*schedule, options);
   if (status = c->init(loaded(buffers.front().device, status)->context); !status.ok()) return nullptr;
+  if (schedule->multicast)
+    if (status = c->setMulticast(buffers); !status.ok()) return nullptr;
   for (const RankBuffers& b : buffers) {
     const Loaded* dev = loaded(b.device, status);
     c->setBuffers(b);
@@ -366,6 +429,10 @@ std::unique_ptr<Collective> CudaProgram::bindNccl(const std::string& kernel, voi
   const NcclApi* nccl = ncclApi(error);
   if (!nccl) {
     status = Status::error(Code::NoDevice, error);
+    return nullptr;
+  }
+  if (schedule->multicast) {
+    status = multicastNeedsDevices(*schedule, "one process per GPU (the NCCL binding)");
     return nullptr;
   }
   int nranks = 0, rank = -1, device = -1;

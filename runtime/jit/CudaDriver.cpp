@@ -97,6 +97,20 @@ Driver loadDriver(const std::string& libName) {
   resolve(lib, "cuGraphLaunch", d.cuGraphLaunch, e);
   resolve(lib, "cuGraphExecDestroy", d.cuGraphExecDestroy, e);
   resolve(lib, "cuGraphDestroy", d.cuGraphDestroy, e);
+  std::string optional;  // multicast: a driver without it runs everything else
+  resolve(lib, "cuMemCreate", d.cuMemCreate, optional);
+  resolve(lib, "cuMemRelease", d.cuMemRelease, optional);
+  resolve(lib, "cuMemGetAllocationGranularity", d.cuMemGetAllocationGranularity, optional);
+  resolve(lib, "cuMemAddressReserve", d.cuMemAddressReserve, optional);
+  resolve(lib, "cuMemAddressFree", d.cuMemAddressFree, optional);
+  resolve(lib, "cuMemMap", d.cuMemMap, optional);
+  resolve(lib, "cuMemUnmap", d.cuMemUnmap, optional);
+  resolve(lib, "cuMemSetAccess", d.cuMemSetAccess, optional);
+  resolve(lib, "cuMulticastCreate", d.cuMulticastCreate, optional);
+  resolve(lib, "cuMulticastAddDevice", d.cuMulticastAddDevice, optional);
+  resolve(lib, "cuMulticastBindMem", d.cuMulticastBindMem, optional);
+  resolve(lib, "cuMulticastUnbind", d.cuMulticastUnbind, optional);
+  resolve(lib, "cuMulticastGetGranularity", d.cuMulticastGetGranularity, optional);
   if (!e.empty()) return d;
   d.initResult = d.cuInit(0);
   if (d.initResult != CUDA_SUCCESS) d.error = d.describe("cuInit", d.initResult);

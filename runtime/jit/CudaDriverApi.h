@@ -21,6 +21,32 @@ using CUgraphExec = void*;
 struct CUipcMemHandle {
   char reserved[64];
 };
+// Virtual memory management and multicast objects (NVLS).
+using CUmemGenericAllocationHandle = unsigned long long;
+struct CUmemLocation {
+  int type;  // CU_MEM_LOCATION_TYPE_DEVICE
+  int id;
+};
+struct CUmemAllocationProp {
+  int type;                  // CU_MEM_ALLOCATION_TYPE_PINNED
+  int requestedHandleTypes;  // CU_MEM_HANDLE_TYPE_NONE
+  CUmemLocation location;
+  void* win32HandleMetaData;
+  struct {
+    unsigned char compressionType, gpuDirectRDMACapable;
+    unsigned short usage;
+    unsigned char reserved[4];
+  } allocFlags;
+};
+struct CUmemAccessDesc {
+  CUmemLocation location;
+  int flags;  // CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+};
+struct CUmulticastObjectProp {
+  unsigned numDevices;
+  size_t size;
+  unsigned long long handleTypes, flags;
+};
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
@@ -34,6 +60,12 @@ constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 0x02;
 constexpr unsigned CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
+constexpr int CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132;
+constexpr int CU_MEM_LOCATION_TYPE_DEVICE = 1;
+constexpr int CU_MEM_ALLOCATION_TYPE_PINNED = 1;
+constexpr int CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3;
+constexpr int CU_MEM_ALLOC_GRANULARITY_RECOMMENDED = 1;
+constexpr int CU_MULTICAST_GRANULARITY_RECOMMENDED = 1;
 
 // Names are the ABI symbols (cuda.h maps e.g. cuMemAlloc to cuMemAlloc_v2 by
 // macro; dlsym needs the real name).
@@ -92,6 +124,22 @@ struct CudaDriverApi {
   CUresult (*cuGraphLaunch)(CUgraphExec, CUstream) = nullptr;
   CUresult (*cuGraphExecDestroy)(CUgraphExec) = nullptr;
   CUresult (*cuGraphDestroy)(CUgraph) = nullptr;
+  // Optional (drivers before CUDA 12.1 lack multicast): null when missing.
+  CUresult (*cuMemCreate)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*,
+                          unsigned long long) = nullptr;
+  CUresult (*cuMemRelease)(CUmemGenericAllocationHandle) = nullptr;
+  CUresult (*cuMemGetAllocationGranularity)(size_t*, const CUmemAllocationProp*, int) = nullptr;
+  CUresult (*cuMemAddressReserve)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long) = nullptr;
+  CUresult (*cuMemAddressFree)(CUdeviceptr, size_t) = nullptr;
+  CUresult (*cuMemMap)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long) = nullptr;
+  CUresult (*cuMemUnmap)(CUdeviceptr, size_t) = nullptr;
+  CUresult (*cuMemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t) = nullptr;
+  CUresult (*cuMulticastCreate)(CUmemGenericAllocationHandle*, const CUmulticastObjectProp*) = nullptr;
+  CUresult (*cuMulticastAddDevice)(CUmemGenericAllocationHandle, CUdevice) = nullptr;
+  CUresult (*cuMulticastBindMem)(CUmemGenericAllocationHandle, size_t, CUmemGenericAllocationHandle, size_t, size_t,
+                                 unsigned long long) = nullptr;
+  CUresult (*cuMulticastUnbind)(CUmemGenericAllocationHandle, CUdevice, size_t, size_t) = nullptr;
+  CUresult (*cuMulticastGetGranularity)(size_t*, const CUmulticastObjectProp*, int) = nullptr;
 
   /// "cuFoo: CUDA_ERROR_BAR (what it means)".
   std::string describe(const char* call, CUresult rc) const;

@@ -4,6 +4,7 @@
 // Every test skips with the driver's reason where there is no GPU.
 #include "runtime/ccrt/CudaBuffers.h"
 #include "runtime/ccrt/CudaRunner.h"
+#include "runtime/ccrt/Multicast.h"
 #include "test/unit/runtime/TestKernels.h"
 
 #include <gtest/gtest.h>
@@ -276,6 +277,49 @@ TEST_F(Gpu, OneRankPerGpuWithPeerAccess) {
   }
   ASSERT_TRUE(c->asyncError().ok());
   EXPECT_EQ(wrongSum(b, s, 0), 0);
+}
+
+// NVLS: a 2-rank all-reduce reduced in the NVSwitch, on two Hopper GPUs'
+// multicast buffers (input and output at the same offsets of one
+// MulticastBuffers); ordinary buffers and shared GPUs are refused first.
+TEST_F(Gpu, NvlsAllReduceOnMulticastBuffers) {
+  KernelLibrary lib = load("all_reduce-sum-f32-2r-100003-nvls");
+  const Schedule& s = lib.schedules[0];
+  ASSERT_TRUE(s.multicast);
+  Status st;
+  EXPECT_FALSE(MulticastBuffers::allocate({0}, 4096, st));
+  EXPECT_EQ(st.code, Code::InvalidArgument) << st.message;
+  if (devices_ < 2) GTEST_SKIP() << "needs 2 GPUs on an NVSwitch, the machine has " << devices_;
+  auto multicast = MulticastBuffers::allocate({0, 1}, s.inputBytes() + s.outputBytes(), st);
+  if (!multicast && st.code == Code::NotSupported) GTEST_SKIP() << st.message;
+  ASSERT_TRUE(multicast) << st.message;
+  auto program = compile(lib, {0, 1});
+  ASSERT_TRUE(program);
+  Buffers plain = allocate(s, {0, 1});
+  EXPECT_FALSE(program->bindDevices(s.kernel, plain.views, {}, st));
+  EXPECT_EQ(st.code, Code::InvalidArgument) << st.message;
+  EXPECT_NE(st.message.find("is not multicast memory"), std::string::npos) << st.message;
+  EXPECT_FALSE(program->bindVirtualRanks(s.kernel, 0, allocate(s).views, {}, st));
+  EXPECT_EQ(st.code, Code::NotSupported) << st.message;
+  // The same views, pointed at the multicast buffers.
+  Buffers b = std::move(plain);
+  for (int r = 0; r < 2; ++r) {
+    char* base = static_cast<char*>(multicast->data(size_t(r)));
+    b.views[r].input.data = base;
+    b.views[r].output.data = base + s.inputBytes();
+  }
+  auto c = program->bindDevices(s.kernel, b.views, {}, st);
+  ASSERT_TRUE(c) << st.message;
+  for (int round = 0; round < 2; ++round) {
+    fill(b, s, round);
+    ASSERT_TRUE((st = c->launch()).ok()) << st.message;
+    for (int g = 0; g < 2; ++g) {
+      std::string error;
+      ASSERT_TRUE(CudaContext::primary(g, error)->synchronize(error)) << error;
+    }
+    ASSERT_TRUE(c->asyncError().ok()) << c->asyncError().message;
+    EXPECT_EQ(wrongSum(b, s, round), 0) << "round " << round;
+  }
 }
 
 }  // namespace

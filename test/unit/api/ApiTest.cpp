@@ -56,6 +56,44 @@ TEST(Compile, BuilderProgramHasStepsInOrder) {
   for (const CompiledStep& step : p.steps) EXPECT_TRUE(p.library.find(step.kernel)) << step.kernel;
 }
 
+// Multicast buffers on an NVSwitch with NVLS: the all-reduce reduces in the
+// switch (here on the host backend, which reduces over every rank's buffer);
+// the ordinary buffer's does not.
+TEST(Compile, MulticastBuffersReduceInTheSwitch) {
+  ProgramBuilder b("step", 8);
+  b.buffer("grads", 1 << 22, rt::DType::F32, /*multicast=*/true);
+  b.buffer("plain", 1 << 22, rt::DType::F32);
+  b.allReduce("sum", "grads", "grads");
+  b.allReduce("sum", "plain", "plain");
+  CompileOptions options;
+  options.topo = "h100x8";
+  CompiledProgram p;
+  rt::Status s = compileProgram(b.text(), options, p);
+  ASSERT_TRUE(s.ok()) << s.message << "\n" << b.text();
+  ASSERT_EQ(p.steps.size(), 2u);
+  EXPECT_EQ(p.library.find(p.steps[0].kernel)->algorithm, "nvls");
+  EXPECT_TRUE(p.library.find(p.steps[0].kernel)->multicast);
+  EXPECT_NE(p.library.find(p.steps[1].kernel)->algorithm, "nvls");
+  std::unique_ptr<Executable> exe = Executable::load(p, Target::host(), s);
+  ASSERT_TRUE(exe) << s.message;
+  std::vector<std::vector<float>> grads(8, std::vector<float>(1 << 22)), plain = grads;
+  std::vector<RankMemory> m;
+  for (int r = 0; r < 8; ++r) {
+    for (size_t i = 0; i < grads[r].size(); ++i) grads[r][i] = plain[r][i] = float((i + r) % 5);
+    m.push_back({r, {{"grads", {grads[r].data(), grads[r].size() * 4}}, {"plain", {plain[r].data(), plain[r].size() * 4}}}, -1});
+  }
+  ASSERT_TRUE((s = exe->bind(m)).ok()) << s.message;
+  ASSERT_TRUE((s = exe->run()).ok()) << s.message;
+  int64_t wrong = 0;
+  for (int r = 0; r < 8; ++r)
+    for (size_t i = 0; i < grads[r].size(); i += 997) {
+      float want = 0;
+      for (int q = 0; q < 8; ++q) want += float((i + q) % 5);
+      wrong += (grads[r][i] != want) + (plain[r][i] != want);
+    }
+  EXPECT_EQ(wrong, 0);
+}
+
 class HostExecutable : public ::testing::Test {
 protected:
   void SetUp() override {

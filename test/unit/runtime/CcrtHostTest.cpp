@@ -95,6 +95,21 @@ TEST(KernelLibrary, ReadsProtocolAndMailbox) {
   }
 }
 
+// The multicast key (NVLS schedules): optional, ordinary buffers without it.
+TEST(KernelLibrary, ReadsMulticast) {
+  const std::string line =
+      "// ccopt-schedule kernel=k collective=all_reduce redop=sum ranks=2 channels=1 element=f32 wire=f32 "
+      "input=4 output=4 scratch=0 in_place=0 root=-1 rank_map=- algorithm=nvls protocol=simple mailbox=0";
+  KernelLibrary lib;
+  ASSERT_TRUE(parseKernelLibrary(line + "\n", lib).ok());
+  EXPECT_FALSE(lib.schedules[0].multicast);
+  ASSERT_TRUE(parseKernelLibrary(line + " multicast=1\n", lib).ok());
+  EXPECT_TRUE(lib.schedules[0].multicast);
+  Status s = parseKernelLibrary(line + " multicast=yes\n", lib);
+  EXPECT_EQ(s.code, Code::InvalidArgument);
+  EXPECT_NE(s.message.find("bad multicast 'yes'"), std::string::npos) << s.message;
+}
+
 // Per-rank host buffers for one schedule, filled with small integers.
 struct Buffers {
   Buffers(const Schedule& s, bool inPlace) : sched(s) {
