@@ -591,8 +591,9 @@ CC_DEVICE void mm_store4(unsigned* p, const unsigned* v) {
 // (a rank writes it through the one, the switch reads the other).
 CC_DEVICE void fence_alias() { asm volatile("fence.proxy.alias;" ::: "memory"); }
 
-// Words [w0, w1) of a part, `at(w)` for each: four at once from the first
-// 16-byte boundary where the word type has that form, else one by one.
+// Words [w0, w1) of a part over the block's threads: `group(w)` for words
+// w..w+3 from the first 16-byte boundary on where `Four` (and the words
+// are 32-bit), `one(w)` for the rest.
 template <bool Four, class W, class One, class Group>
 CC_DEVICE void for_words(long long w0, long long w1, const One& one, const Group& group) {
   long long a = w1, body = 0;
@@ -669,6 +670,7 @@ CC_DEVICE void cc_multimem_store(const cc_args* args, int rank, int kind, long l
   typedef typename cc_detail::multimem<cc_op_sum, T>::word W;  // every type the switch has sums
   constexpr long long per = sizeof(W) / sizeof(T);
   W* const mc = cc_multicast_buf<W>(args, rank, kind);
+  cc_barrier();  // `src` was written by other threads' words (the reduce before)
   auto word = [&](long long w) {
     W v;
     T* e = (T*)&v;
