@@ -215,15 +215,11 @@ FailureOr<std::vector<Row>> sweepPoint(Operation *op, int64_t bytes,
       other.erase();
   b.setInsertionPointToEnd(&body);
   IRMapping mapping;
-  auto multicast = [](Value v) {
-    auto decl = v.getDefiningOp<ccl::BufferOp>();
-    return decl && decl.getMulticast();
-  };
   for (auto [i, operand] : llvm::enumerate(op->getOperands()))
     if (!mapping.contains(operand))
       mapping.map(operand, ccl::BufferOp::create(b, op->getLoc(), typeOf(operand),
                                                  i == 0 ? "in" : "out",
-                                                 multicast(operand)));
+                                                 ccl::isMulticastBuffer(operand)));
   SmallVector<Operation *, 2> copies = {op};
   if (isa<ccl::SendOp>(op)) {
     // Its recv, into the same buffer.

@@ -73,10 +73,7 @@ FailureOr<Collective> describeCollective(Operation *op) {
   if (auto root = op->getAttrOfType<IntegerAttr>("root"))
     c.root = root.getInt();
   c.bytes = whole.getSizeInBytes();
-  c.multicast = llvm::all_of(op->getOperands(), [](Value v) {
-    auto decl = v.getDefiningOp<ccl::BufferOp>();
-    return decl && decl.getMulticast();
-  });
+  c.multicast = llvm::all_of(op->getOperands(), ccl::isMulticastBuffer);
   return c;
 }
 

@@ -27,6 +27,9 @@ namespace mlir::ccl {
 /// enclosing program; std::nullopt while the world is not known yet.
 std::optional<int64_t> participantCount(Operation *op, FlatSymbolRefAttr group);
 
+/// Whether `v` is a `ccl.buffer ... multicast`.
+bool isMulticastBuffer(Value v);
+
 } // namespace mlir::ccl
 
 #endif

@@ -36,6 +36,11 @@ static void printRedOp(OpAsmPrinter &printer, Operation *, ReductionKindAttr att
 #define GET_OP_CLASSES
 #include "dialect/Ccl/CclOps.cpp.inc"
 
+bool mlir::ccl::isMulticastBuffer(Value v) {
+  auto decl = v.getDefiningOp<BufferOp>();
+  return decl && decl.getMulticast();
+}
+
 std::optional<int64_t> mlir::ccl::participantCount(Operation *op,
                                                    FlatSymbolRefAttr group) {
   auto program = op->getParentOfType<ProgramOp>();
