@@ -242,9 +242,12 @@ void KernelPrinter::printTables() {
     llvm::interleaveComma(mailbox.senders, os);
     os << "};\n";
   }
+  llvm::DenseSet<Operation *> inBodies; // their orders are the bodies' tables
+  for (const ccopt::SharedBody &body : bodies)
+    inBodies.insert(body.tasks.begin(), body.tasks.end());
   int taskIndex = 0;
   for (auto task : program.getBody().front().getOps<TaskOp>()) {
-    if (auto map = task.getRankMap()) {
+    if (auto map = task.getRankMap(); map && !inBodies.contains(task)) {
       SmallVector<int64_t> position(map->size());
       for (auto [i, r] : llvm::enumerate(*map))
         position[r] = i;
@@ -260,11 +263,31 @@ void KernelPrinter::printTables() {
   if (bodies.empty())
     return;
   // Per channel and rank, its task's row (its body's rows are consecutive).
-  std::vector<int64_t> rows(program.getChannels() * program.getRanks(), -1);
+  int64_t n = program.getRanks();
+  std::vector<int64_t> rows(program.getChannels() * n, -1);
   for (auto [index, body] : llvm::enumerate(bodies)) {
-    for (auto [i, task] : llvm::enumerate(body.tasks))
-      rows[task.getChannel() * program.getRanks() + *task.getRank()] =
-          firstRows[index] + i;
+    for (auto [i, task] : llvm::enumerate(body.tasks)) {
+      int64_t first = task.getChannel() * n;
+      if (auto rank = task.getRank())
+        rows[first + *rank] = firstRows[index] + i;
+      else
+        std::fill_n(rows.begin() + first, n, firstRows[index] + i);
+    }
+    // The tasks' rank orders, a row of n per task, and where each rank is.
+    if (TaskOp(body.tasks.front()).getRankMap()) {
+      std::vector<int64_t> order, position(body.tasks.size() * n);
+      for (auto [i, task] : llvm::enumerate(body.tasks))
+        for (auto [at, r] : llvm::enumerate(*TaskOp(task).getRankMap())) {
+          order.push_back(r);
+          position[i * n + r] = at;
+        }
+      os << "CC_TABLE int " << sharedTableName(index) << "_order[] = {";
+      llvm::interleaveComma(order, os);
+      os << "};\n";
+      os << "CC_TABLE int " << sharedTableName(index) << "_position[] = {";
+      llvm::interleaveComma(position, os);
+      os << "};\n";
+    }
     if (body.width == 0)
       continue;
     bool narrow = llvm::all_of(body.table, [](int64_t value) {
@@ -290,8 +313,19 @@ void KernelPrinter::printSharedBody(size_t index) {
   if (body.width > 0)
     os << "const auto* const k = " << sharedTableName(index) << " + (row - "
        << firstRow << ") * " << body.width << ";\n";
-  os << "const long long r = rank;\n";
   taskTable.clear();
+  if (TaskOp(body.tasks.front()).getRankMap()) {
+    // Positions in the row's rank order: r is this rank's, the order maps back.
+    std::string rowStart = "(row - " + std::to_string(firstRow) + ") * " +
+                           std::to_string(program.getRanks()) + "LL";
+    os << "const int* const order = " << sharedTableName(index) << "_order + "
+       << rowStart << ";\n";
+    os << "const long long r = " << sharedTableName(index) << "_position["
+       << rowStart << " + rank];\n";
+    taskTable = "order";
+  } else {
+    os << "const long long r = rank;\n";
+  }
   shared = &body;
   printBlock(TaskOp(body.tasks.front()).getBody().front());
   shared = nullptr;

@@ -1,4 +1,4 @@
-//===- SharedBodies.cpp - per-rank tasks that share one kernel body -------===//
+//===- SharedBodies.cpp - tasks that share one kernel body ----------------===//
 
 #include "codegen/SharedBodies.h"
 
@@ -139,10 +139,17 @@ std::vector<ccopt::SharedBody> ccopt::sharedBodies(ProgramOp program) {
   std::vector<SharedBody> groups;
   std::vector<std::vector<std::vector<int64_t>>> constants;
   for (TaskOp task : tasks) {
+    // The one task of its channel for each rank it runs on.
+    int64_t first = task.getChannel() * ranks;
     auto rank = task.getRank();
-    if (!rank || runs[task.getChannel() * ranks + *rank] != 1)
+    if (rank ? runs[first + *rank] != 1
+             : llvm::any_of(llvm::ArrayRef(runs).slice(first, ranks),
+                            [](int n) { return n != 1; }))
       continue;
     auto [shape, values] = shapes.of(task);
+    // Per-rank tasks group apart from channel-wide ones, and those that
+    // follow a rank order apart from those that do not.
+    shape.push_back(rank ? 0 : task.getRankMap() ? 2 : 1);
     auto [it, fresh] = groupWith.try_emplace(std::move(shape), groups.size());
     if (fresh) {
       groups.emplace_back();

@@ -4,8 +4,10 @@
 // its own whose steps differ from its neighbours' only in constants: the
 // peers and the part indices. Printed one by one, 1024 ranks on 16 channels
 // make a kernel NVRTC cannot compile in useful time; NCCL keeps its trees as
-// data instead. Tasks alike but for their constants share one body here, and
-// the constants that differ become a table row per task.
+// data instead. Rings and the hierarchical algorithms give every channel a
+// task that differs from the others' in its rank order and part offsets.
+// Tasks alike but for their constants (and rank orders) share one body
+// here, and the constants that differ become a table row per task.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,9 +34,11 @@ struct SharedBody {
       maps;
 };
 
-/// Groups of two or more per-rank tasks of `program` alike but for the
-/// constants of their maps. Only tasks that are the one task of their
-/// channel and rank are grouped (they may then run in any order).
+/// Groups of two or more tasks of `program` alike but for the constants of
+/// their maps and their rank orders: per-rank tasks, channel-wide tasks
+/// without a rank order, channel-wide tasks with one (each group of one
+/// kind). Only tasks that are the one task of their channel for each of
+/// their ranks are grouped (they may then run in any order).
 std::vector<SharedBody> sharedBodies(mlir::sched::ProgramOp program);
 
 } // namespace ccopt

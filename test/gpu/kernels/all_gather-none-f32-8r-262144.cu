@@ -4,6 +4,8 @@
 // ccopt-schedule kernel=ccopt_bench_all_gather_0 collective=all_gather redop=none ranks=8 channels=8 element=f32 wire=f32 input=32768 output=262144 scratch=0 in_place=0 root=-1 rank_map=- algorithm=direct protocol=ll mailbox=1835008
 // bench_all_gather_0: all_gather, direct, 8 ranks, 8 channel(s), 32768 -> 262144 x f32
 CC_TABLE int ccopt_bench_all_gather_0_ll_senders[] = {1, 2, 3, 4, 5, 6, 7, 0, 2, 3, 4, 5, 6, 7, 0, 1, 3, 4, 5, 6, 7, 0, 1, 2, 4, 5, 6, 7, 0, 1, 2, 3, 5, 6, 7, 0, 1, 2, 3, 4, 6, 7, 0, 1, 2, 3, 4, 5, 7, 0, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 7, 0, 2, 3, 4, 5, 6, 7, 0, 1, 3, 4, 5, 6, 7, 0, 1, 2, 4, 5, 6, 7, 0, 1, 2, 3, 5, 6, 7, 0, 1, 2, 3, 4, 6, 7, 0, 1, 2, 3, 4, 5, 7, 0, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 7, 0, 2, 3, 4, 5, 6, 7, 0, 1, 3, 4, 5, 6, 7, 0, 1, 2, 4, 5, 6, 7, 0, 1, 2, 3, 5, 6, 7, 0, 1, 2, 3, 4, 6, 7, 0, 1, 2, 3, 4, 5, 7, 0, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 7, 0, 2, 3, 4, 5, 6, 7, 0, 1, 3, 4, 5, 6, 7, 0, 1, 2, 4, 5, 6, 7, 0, 1, 2, 3, 5, 6, 7, 0, 1, 2, 3, 4, 6, 7, 0, 1, 2, 3, 4, 5, 7, 0, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 7, 0, 2, 3, 4, 5, 6, 7, 0, 1, 3, 4, 5, 6, 7, 0, 1, 2, 4, 5, 6, 7, 0, 1, 2, 3, 5, 6, 7, 0, 1, 2, 3, 4, 6, 7, 0, 1, 2, 3, 4, 5, 7, 0, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 7, 0, 2, 3, 4, 5, 6, 7, 0, 1, 3, 4, 5, 6, 7, 0, 1, 2, 4, 5, 6, 7, 0, 1, 2, 3, 5, 6, 7, 0, 1, 2, 3, 4, 6, 7, 0, 1, 2, 3, 4, 5, 7, 0, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 7, 0, 2, 3, 4, 5, 6, 7, 0, 1, 3, 4, 5, 6, 7, 0, 1, 2, 4, 5, 6, 7, 0, 1, 2, 3, 5, 6, 7, 0, 1, 2, 3, 4, 6, 7, 0, 1, 2, 3, 4, 5, 7, 0, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 7, 0, 2, 3, 4, 5, 6, 7, 0, 1, 3, 4, 5, 6, 7, 0, 1, 2, 4, 5, 6, 7, 0, 1, 2, 3, 5, 6, 7, 0, 1, 2, 3, 4, 6, 7, 0, 1, 2, 3, 4, 5, 7, 0, 1, 2, 3, 4, 5, 6};
+CC_TABLE int ccopt_bench_all_gather_0_shared0[] = {0, 1, 2, 3, 4, 5, 6, 7};
+CC_TABLE int ccopt_bench_all_gather_0_rows[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7};
 CC_KERNEL(ccopt_bench_all_gather_0) {
   typedef float T;
   typedef float W;
@@ -15,17 +17,19 @@ CC_KERNEL(ccopt_bench_all_gather_0) {
   W* const scratch = cc_buf<W>(args, rank, CC_BUF_SCRATCH);
   (void)input; (void)output; (void)scratch;
   const cc_ll_box llbox = {1LL, 4096LL, 7LL, ccopt_bench_all_gather_0_ll_senders};
-  if (ch == 0) {
+  const int row = ccopt_bench_all_gather_0_rows[ch * 8LL + rank];
+  if (row >= 0 && row < 8) { // 8 tasks alike
+    const auto* const k = ccopt_bench_all_gather_0_shared0 + (row - 0) * 1;
     const long long r = rank;
     { // send
       const long long to = cc_mod((r + 1LL), 8LL);
-      const long long src_i = 0LL;
+      const long long src_i = k[0];
       const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
       const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-      const long long dst_i = (r * 8LL);
+      const long long dst_i = ((r * 8LL) + k[0]);
       const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
       const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-      const long long store_i = (r * 8LL);
+      const long long store_i = ((r * 8LL) + k[0]);
       const long long store_b = cc_part_begin(262144LL, 64LL, store_i);
       const long long store_n = cc_part_begin(262144LL, 64LL, store_i + 1) - store_b;
       cc_copy(output + store_b, input + src_b, src_n);
@@ -34,10 +38,10 @@ CC_KERNEL(ccopt_bench_all_gather_0) {
     for (long long i1 = 2; i1 < 8; ++i1) {
       { // send
         const long long to = cc_mod((r + i1), 8LL);
-        const long long src_i = 0LL;
+        const long long src_i = k[0];
         const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
         const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-        const long long dst_i = (r * 8LL);
+        const long long dst_i = ((r * 8LL) + k[0]);
         const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
         const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
         cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
@@ -46,273 +50,7 @@ CC_KERNEL(ccopt_bench_all_gather_0) {
     for (long long i1 = 1; i1 < 8; ++i1) {
       { // recv
         const long long from = cc_mod((r + (i1 * -1LL)), 8LL);
-        const long long into_i = (cc_mod((r + (i1 * -1LL)), 8LL) * 8LL);
-        const long long into_b = cc_part_begin(262144LL, 64LL, into_i);
-        const long long into_n = cc_part_begin(262144LL, 64LL, into_i + 1) - into_b;
-        cc_ll_recv(args, llbox, rank, ch, from, output + into_b, into_n);
-      }
-    }
-  }
-  if (ch == 1) {
-    const long long r = rank;
-    { // send
-      const long long to = cc_mod((r + 1LL), 8LL);
-      const long long src_i = 1LL;
-      const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-      const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-      const long long dst_i = ((r * 8LL) + 1LL);
-      const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-      const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-      const long long store_i = ((r * 8LL) + 1LL);
-      const long long store_b = cc_part_begin(262144LL, 64LL, store_i);
-      const long long store_n = cc_part_begin(262144LL, 64LL, store_i + 1) - store_b;
-      cc_copy(output + store_b, input + src_b, src_n);
-      cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-    }
-    for (long long i1 = 2; i1 < 8; ++i1) {
-      { // send
-        const long long to = cc_mod((r + i1), 8LL);
-        const long long src_i = 1LL;
-        const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-        const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-        const long long dst_i = ((r * 8LL) + 1LL);
-        const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-        const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-        cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-      }
-    }
-    for (long long i1 = 1; i1 < 8; ++i1) {
-      { // recv
-        const long long from = cc_mod((r + (i1 * -1LL)), 8LL);
-        const long long into_i = ((cc_mod((r + (i1 * -1LL)), 8LL) * 8LL) + 1LL);
-        const long long into_b = cc_part_begin(262144LL, 64LL, into_i);
-        const long long into_n = cc_part_begin(262144LL, 64LL, into_i + 1) - into_b;
-        cc_ll_recv(args, llbox, rank, ch, from, output + into_b, into_n);
-      }
-    }
-  }
-  if (ch == 2) {
-    const long long r = rank;
-    { // send
-      const long long to = cc_mod((r + 1LL), 8LL);
-      const long long src_i = 2LL;
-      const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-      const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-      const long long dst_i = ((r * 8LL) + 2LL);
-      const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-      const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-      const long long store_i = ((r * 8LL) + 2LL);
-      const long long store_b = cc_part_begin(262144LL, 64LL, store_i);
-      const long long store_n = cc_part_begin(262144LL, 64LL, store_i + 1) - store_b;
-      cc_copy(output + store_b, input + src_b, src_n);
-      cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-    }
-    for (long long i1 = 2; i1 < 8; ++i1) {
-      { // send
-        const long long to = cc_mod((r + i1), 8LL);
-        const long long src_i = 2LL;
-        const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-        const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-        const long long dst_i = ((r * 8LL) + 2LL);
-        const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-        const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-        cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-      }
-    }
-    for (long long i1 = 1; i1 < 8; ++i1) {
-      { // recv
-        const long long from = cc_mod((r + (i1 * -1LL)), 8LL);
-        const long long into_i = ((cc_mod((r + (i1 * -1LL)), 8LL) * 8LL) + 2LL);
-        const long long into_b = cc_part_begin(262144LL, 64LL, into_i);
-        const long long into_n = cc_part_begin(262144LL, 64LL, into_i + 1) - into_b;
-        cc_ll_recv(args, llbox, rank, ch, from, output + into_b, into_n);
-      }
-    }
-  }
-  if (ch == 3) {
-    const long long r = rank;
-    { // send
-      const long long to = cc_mod((r + 1LL), 8LL);
-      const long long src_i = 3LL;
-      const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-      const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-      const long long dst_i = ((r * 8LL) + 3LL);
-      const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-      const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-      const long long store_i = ((r * 8LL) + 3LL);
-      const long long store_b = cc_part_begin(262144LL, 64LL, store_i);
-      const long long store_n = cc_part_begin(262144LL, 64LL, store_i + 1) - store_b;
-      cc_copy(output + store_b, input + src_b, src_n);
-      cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-    }
-    for (long long i1 = 2; i1 < 8; ++i1) {
-      { // send
-        const long long to = cc_mod((r + i1), 8LL);
-        const long long src_i = 3LL;
-        const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-        const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-        const long long dst_i = ((r * 8LL) + 3LL);
-        const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-        const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-        cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-      }
-    }
-    for (long long i1 = 1; i1 < 8; ++i1) {
-      { // recv
-        const long long from = cc_mod((r + (i1 * -1LL)), 8LL);
-        const long long into_i = ((cc_mod((r + (i1 * -1LL)), 8LL) * 8LL) + 3LL);
-        const long long into_b = cc_part_begin(262144LL, 64LL, into_i);
-        const long long into_n = cc_part_begin(262144LL, 64LL, into_i + 1) - into_b;
-        cc_ll_recv(args, llbox, rank, ch, from, output + into_b, into_n);
-      }
-    }
-  }
-  if (ch == 4) {
-    const long long r = rank;
-    { // send
-      const long long to = cc_mod((r + 1LL), 8LL);
-      const long long src_i = 4LL;
-      const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-      const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-      const long long dst_i = ((r * 8LL) + 4LL);
-      const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-      const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-      const long long store_i = ((r * 8LL) + 4LL);
-      const long long store_b = cc_part_begin(262144LL, 64LL, store_i);
-      const long long store_n = cc_part_begin(262144LL, 64LL, store_i + 1) - store_b;
-      cc_copy(output + store_b, input + src_b, src_n);
-      cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-    }
-    for (long long i1 = 2; i1 < 8; ++i1) {
-      { // send
-        const long long to = cc_mod((r + i1), 8LL);
-        const long long src_i = 4LL;
-        const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-        const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-        const long long dst_i = ((r * 8LL) + 4LL);
-        const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-        const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-        cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-      }
-    }
-    for (long long i1 = 1; i1 < 8; ++i1) {
-      { // recv
-        const long long from = cc_mod((r + (i1 * -1LL)), 8LL);
-        const long long into_i = ((cc_mod((r + (i1 * -1LL)), 8LL) * 8LL) + 4LL);
-        const long long into_b = cc_part_begin(262144LL, 64LL, into_i);
-        const long long into_n = cc_part_begin(262144LL, 64LL, into_i + 1) - into_b;
-        cc_ll_recv(args, llbox, rank, ch, from, output + into_b, into_n);
-      }
-    }
-  }
-  if (ch == 5) {
-    const long long r = rank;
-    { // send
-      const long long to = cc_mod((r + 1LL), 8LL);
-      const long long src_i = 5LL;
-      const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-      const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-      const long long dst_i = ((r * 8LL) + 5LL);
-      const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-      const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-      const long long store_i = ((r * 8LL) + 5LL);
-      const long long store_b = cc_part_begin(262144LL, 64LL, store_i);
-      const long long store_n = cc_part_begin(262144LL, 64LL, store_i + 1) - store_b;
-      cc_copy(output + store_b, input + src_b, src_n);
-      cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-    }
-    for (long long i1 = 2; i1 < 8; ++i1) {
-      { // send
-        const long long to = cc_mod((r + i1), 8LL);
-        const long long src_i = 5LL;
-        const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-        const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-        const long long dst_i = ((r * 8LL) + 5LL);
-        const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-        const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-        cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-      }
-    }
-    for (long long i1 = 1; i1 < 8; ++i1) {
-      { // recv
-        const long long from = cc_mod((r + (i1 * -1LL)), 8LL);
-        const long long into_i = ((cc_mod((r + (i1 * -1LL)), 8LL) * 8LL) + 5LL);
-        const long long into_b = cc_part_begin(262144LL, 64LL, into_i);
-        const long long into_n = cc_part_begin(262144LL, 64LL, into_i + 1) - into_b;
-        cc_ll_recv(args, llbox, rank, ch, from, output + into_b, into_n);
-      }
-    }
-  }
-  if (ch == 6) {
-    const long long r = rank;
-    { // send
-      const long long to = cc_mod((r + 1LL), 8LL);
-      const long long src_i = 6LL;
-      const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-      const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-      const long long dst_i = ((r * 8LL) + 6LL);
-      const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-      const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-      const long long store_i = ((r * 8LL) + 6LL);
-      const long long store_b = cc_part_begin(262144LL, 64LL, store_i);
-      const long long store_n = cc_part_begin(262144LL, 64LL, store_i + 1) - store_b;
-      cc_copy(output + store_b, input + src_b, src_n);
-      cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-    }
-    for (long long i1 = 2; i1 < 8; ++i1) {
-      { // send
-        const long long to = cc_mod((r + i1), 8LL);
-        const long long src_i = 6LL;
-        const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-        const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-        const long long dst_i = ((r * 8LL) + 6LL);
-        const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-        const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-        cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-      }
-    }
-    for (long long i1 = 1; i1 < 8; ++i1) {
-      { // recv
-        const long long from = cc_mod((r + (i1 * -1LL)), 8LL);
-        const long long into_i = ((cc_mod((r + (i1 * -1LL)), 8LL) * 8LL) + 6LL);
-        const long long into_b = cc_part_begin(262144LL, 64LL, into_i);
-        const long long into_n = cc_part_begin(262144LL, 64LL, into_i + 1) - into_b;
-        cc_ll_recv(args, llbox, rank, ch, from, output + into_b, into_n);
-      }
-    }
-  }
-  if (ch == 7) {
-    const long long r = rank;
-    { // send
-      const long long to = cc_mod((r + 1LL), 8LL);
-      const long long src_i = 7LL;
-      const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-      const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-      const long long dst_i = ((r * 8LL) + 7LL);
-      const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-      const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-      const long long store_i = ((r * 8LL) + 7LL);
-      const long long store_b = cc_part_begin(262144LL, 64LL, store_i);
-      const long long store_n = cc_part_begin(262144LL, 64LL, store_i + 1) - store_b;
-      cc_copy(output + store_b, input + src_b, src_n);
-      cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-    }
-    for (long long i1 = 2; i1 < 8; ++i1) {
-      { // send
-        const long long to = cc_mod((r + i1), 8LL);
-        const long long src_i = 7LL;
-        const long long src_b = cc_part_begin(32768LL, 8LL, src_i);
-        const long long src_n = cc_part_begin(32768LL, 8LL, src_i + 1) - src_b;
-        const long long dst_i = ((r * 8LL) + 7LL);
-        const long long dst_b = cc_part_begin(262144LL, 64LL, dst_i);
-        const long long dst_n = cc_part_begin(262144LL, 64LL, dst_i + 1) - dst_b;
-        cc_ll_send<T>(args, llbox, rank, ch, to, input + src_b, src_n);
-      }
-    }
-    for (long long i1 = 1; i1 < 8; ++i1) {
-      { // recv
-        const long long from = cc_mod((r + (i1 * -1LL)), 8LL);
-        const long long into_i = ((cc_mod((r + (i1 * -1LL)), 8LL) * 8LL) + 7LL);
+        const long long into_i = ((cc_mod((r + (i1 * -1LL)), 8LL) * 8LL) + k[0]);
         const long long into_b = cc_part_begin(262144LL, 64LL, into_i);
         const long long into_n = cc_part_begin(262144LL, 64LL, into_i + 1) - into_b;
         cc_ll_recv(args, llbox, rank, ch, from, output + into_b, into_n);

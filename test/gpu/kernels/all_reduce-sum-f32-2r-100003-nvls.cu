@@ -3,6 +3,8 @@
 
 // ccopt-schedule kernel=ccopt_bench_all_reduce_0 collective=all_reduce redop=sum ranks=2 channels=3 element=f32 wire=f32 input=100003 output=100003 scratch=0 in_place=0 root=-1 rank_map=- algorithm=nvls protocol=simple mailbox=0 multicast=1
 // bench_all_reduce_0: all_reduce sum, nvls, 2 ranks, 3 channel(s), 100003 -> 100003 x f32
+CC_TABLE int ccopt_bench_all_reduce_0_shared0[] = {1, 2};
+CC_TABLE int ccopt_bench_all_reduce_0_rows[] = {-1, -1, 0, 0, 1, 1};
 CC_KERNEL(ccopt_bench_all_reduce_0) {
   typedef float T;
   typedef float W;
@@ -13,6 +15,7 @@ CC_KERNEL(ccopt_bench_all_reduce_0) {
   T* const output = cc_buf<T>(args, rank, CC_BUF_OUTPUT);
   W* const scratch = cc_buf<W>(args, rank, CC_BUF_SCRATCH);
   (void)input; (void)output; (void)scratch;
+  const int row = ccopt_bench_all_reduce_0_rows[ch * 2LL + rank];
   if (ch == 0) {
     const long long r = rank;
     for (long long i1 = 0; i1 < 1; ++i1) {
@@ -48,58 +51,24 @@ CC_KERNEL(ccopt_bench_all_reduce_0) {
       }
     }
   }
-  if (ch == 1) {
+  if (row >= 0 && row < 2) { // 2 tasks alike
+    const auto* const k = ccopt_bench_all_reduce_0_shared0 + (row - 0) * 1;
     const long long r = rank;
     for (long long i1 = 0; i1 < 1; ++i1) {
       { // multimem_reduce
-        const long long src_i = (((i1 + 1LL) * 2LL) + cc_mod(r, 2LL));
+        const long long src_i = (((i1 + k[0]) * 2LL) + cc_mod(r, 2LL));
         const long long src_b = cc_part_begin(100003LL, 6LL, src_i);
         const long long src_n = cc_part_begin(100003LL, 6LL, src_i + 1) - src_b;
-        const long long dst_i = (((i1 + 1LL) * 2LL) + cc_mod(r, 2LL));
+        const long long dst_i = (((i1 + k[0]) * 2LL) + cc_mod(r, 2LL));
         const long long dst_b = cc_part_begin(100003LL, 6LL, dst_i);
         const long long dst_n = cc_part_begin(100003LL, 6LL, dst_i + 1) - dst_b;
         cc_multimem_reduce<cc_op_sum>(args, rank, CC_BUF_INPUT, output + dst_b, src_b, src_n, 1LL);
       }
       { // multimem_store
-        const long long src_i = (((i1 + 1LL) * 2LL) + cc_mod(r, 2LL));
+        const long long src_i = (((i1 + k[0]) * 2LL) + cc_mod(r, 2LL));
         const long long src_b = cc_part_begin(100003LL, 6LL, src_i);
         const long long src_n = cc_part_begin(100003LL, 6LL, src_i + 1) - src_b;
-        const long long dst_i = (((i1 + 1LL) * 2LL) + cc_mod(r, 2LL));
-        const long long dst_b = cc_part_begin(100003LL, 6LL, dst_i);
-        const long long dst_n = cc_part_begin(100003LL, 6LL, dst_i + 1) - dst_b;
-        cc_multimem_store(args, rank, CC_BUF_OUTPUT, dst_b, output + src_b, src_n);
-      }
-    }
-    for (long long i1 = 1; i1 < 2; ++i1) {
-      { // signal
-        const long long to = cc_mod((r + i1), 2LL);
-        cc_post_send(args, rank, ch, to);
-      }
-    }
-    for (long long i1 = 1; i1 < 2; ++i1) {
-      { // recv
-        const long long from = cc_mod((r + (i1 * -1LL)), 2LL);
-        cc_wait_recv(args, rank, ch, from);
-      }
-    }
-  }
-  if (ch == 2) {
-    const long long r = rank;
-    for (long long i1 = 0; i1 < 1; ++i1) {
-      { // multimem_reduce
-        const long long src_i = (((i1 + 2LL) * 2LL) + cc_mod(r, 2LL));
-        const long long src_b = cc_part_begin(100003LL, 6LL, src_i);
-        const long long src_n = cc_part_begin(100003LL, 6LL, src_i + 1) - src_b;
-        const long long dst_i = (((i1 + 2LL) * 2LL) + cc_mod(r, 2LL));
-        const long long dst_b = cc_part_begin(100003LL, 6LL, dst_i);
-        const long long dst_n = cc_part_begin(100003LL, 6LL, dst_i + 1) - dst_b;
-        cc_multimem_reduce<cc_op_sum>(args, rank, CC_BUF_INPUT, output + dst_b, src_b, src_n, 1LL);
-      }
-      { // multimem_store
-        const long long src_i = (((i1 + 2LL) * 2LL) + cc_mod(r, 2LL));
-        const long long src_b = cc_part_begin(100003LL, 6LL, src_i);
-        const long long src_n = cc_part_begin(100003LL, 6LL, src_i + 1) - src_b;
-        const long long dst_i = (((i1 + 2LL) * 2LL) + cc_mod(r, 2LL));
+        const long long dst_i = (((i1 + k[0]) * 2LL) + cc_mod(r, 2LL));
         const long long dst_b = cc_part_begin(100003LL, 6LL, dst_i);
         const long long dst_n = cc_part_begin(100003LL, 6LL, dst_i + 1) - dst_b;
         cc_multimem_store(args, rank, CC_BUF_OUTPUT, dst_b, output + src_b, src_n);

@@ -18,9 +18,12 @@
 
 // RUN: ccopt %examples/schedules/two-level-allgather-a100x8x2.mlir --topo a100x8 --nodes 2 --emit=cuda | FileCheck %s --check-prefix=AG-CUDA
 // AG-CUDA: // ccopt-schedule kernel=ccopt_two_level_all_gather collective=all_gather redop=none ranks=16 channels=16
+// Its 16 channel tasks (alike but for their part offsets, in two kinds)
+// share two bodies.
+// AG-CUDA: CC_TABLE int ccopt_two_level_all_gather_rows[] = {0, 0,
 // AG-CUDA: CC_KERNEL(ccopt_two_level_all_gather) {
-// AG-CUDA: if (ch == 0) {
-// AG-CUDA: if (ch == 15) {
+// AG-CUDA: if (row >= 0 && row < 8) { // 8 tasks alike
+// AG-CUDA: if (row >= 8 && row < 16) { // 8 tasks alike
 // AG-CUDA: cc_end(args, rank);
 
 // Without the second node, rank 8 is not on the machine.
