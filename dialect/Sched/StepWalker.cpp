@@ -305,8 +305,9 @@ LLMailbox MailboxDemand::under(ProtocolKind protocol) const {
     return box;
   int64_t most = mostSenders;
   box.regions = most;
-  // A table of at most 64 Ki entries, else a region for every rank.
-  if (most > 1 && channels * ranks * most > (1 << 16)) {
+  // A table of at most 256 Ki entries (NCCL's 16 channels of a tree over
+  // 4096 ranks, 3 senders each: 192 Ki), else a region for every rank.
+  if (most > 1 && channels * ranks * most > (1 << 18)) {
     box.regions = ranks;
   } else if (most > 1 && !senders.empty()) {
     box.senders.reserve(senders.size() * most);

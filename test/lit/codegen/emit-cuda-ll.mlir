@@ -58,13 +58,13 @@ ccl.program @ring4 world(4) {
 
 // -----
 
-// Where the table would pass 64 Ki entries (64 ranks x 32 channels x 63
-// senders), every rank has a region: 64 x 32 channels x 1 slot x 2 lines
+// Where the table would pass 256 Ki entries (128 ranks x 32 channels x 127
+// senders), every rank has a region: 128 x 32 channels x 1 slot x 2 lines
 // (one element a message).
-// CHECK: // ccopt-schedule kernel=ccopt_a2a64_all_to_all_0 {{.*}} protocol=ll mailbox=32768
+// CHECK: // ccopt-schedule kernel=ccopt_a2a128_all_to_all_0 {{.*}} protocol=ll mailbox=65536
 // CHECK-NOT: _ll_senders
-// CHECK: const cc_ll_box llbox = {1LL, 2LL, 64LL, 0};
-ccl.program @a2a64 world(64) {
-  %a = ccl.buffer "a" : !ccl.buffer<2048xf32>
-  ccl.all_to_all %a -> %a {algorithm = "direct", protocol = "ll", channels = 32} : !ccl.buffer<2048xf32> -> !ccl.buffer<2048xf32>
+// CHECK: const cc_ll_box llbox = {1LL, 2LL, 128LL, 0};
+ccl.program @a2a128 world(128) {
+  %a = ccl.buffer "a" : !ccl.buffer<4096xf32>
+  ccl.all_to_all %a -> %a {algorithm = "direct", protocol = "ll", channels = 32} : !ccl.buffer<4096xf32> -> !ccl.buffer<4096xf32>
 }

@@ -437,6 +437,25 @@ TEST_F(SimulatorTest, FoldingChannelImagesChangesNothing) {
   EXPECT_NEAR(run(rotated, m).timeUs, run(rotated, m, unfolded).timeUs, 1e-9);
 }
 
+// A rank that hears from several ranks on a channel finds its region in a
+// table of senders: up to NCCL's 16 channels of trees over 4096 ranks (3
+// senders each); beyond, every rank keeps a region for every rank.
+TEST(MailboxTest, SendersTableUpTo4096RankTrees) {
+  auto box = [](int64_t ranks) {
+    sched::MailboxDemand demand;
+    demand.ranks = ranks, demand.channels = 16, demand.messages = 8;
+    demand.largestBytes = 32 << 10, demand.mostSenders = 3;
+    demand.senders.assign(16 * ranks, {0, 1});
+    return demand.under(sched::ProtocolKind::LL128);
+  };
+  sched::LLMailbox trees = box(4096);
+  EXPECT_EQ(trees.regions, 3);
+  EXPECT_EQ(trees.senders.size(), size_t(16 * 4096 * 3));
+  sched::LLMailbox beyond = box(8192);
+  EXPECT_EQ(beyond.regions, 8192);
+  EXPECT_TRUE(beyond.senders.empty());
+}
+
 // Selection sizes a candidate's mailbox from one channel of each class and
 // one period of ranks: the same size as walking every rank and channel.
 TEST_F(SimulatorTest, FoldedMailboxSizesLikeTheFullWalk) {
