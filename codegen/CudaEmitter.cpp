@@ -245,25 +245,32 @@ void KernelPrinter::printTables() {
   llvm::DenseSet<Operation *> inBodies; // their orders are the bodies' tables
   for (const ccopt::SharedBody &body : bodies)
     inBodies.insert(body.tasks.begin(), body.tasks.end());
+  // `<prefix>_order`: rank orders, a row of n each; `<prefix>_position`:
+  // where each rank is in its row's order.
+  int64_t n = program.getRanks();
+  auto printOrders = [&](const std::string &prefix, ArrayRef<TaskOp> tasks) {
+    std::vector<int64_t> order, position(tasks.size() * n);
+    for (auto [row, task] : llvm::enumerate(tasks))
+      for (auto [at, r] : llvm::enumerate(*TaskOp(task).getRankMap())) {
+        order.push_back(r);
+        position[row * n + r] = at;
+      }
+    os << "CC_TABLE int " << prefix << "_order[] = {";
+    llvm::interleaveComma(order, os);
+    os << "};\n";
+    os << "CC_TABLE int " << prefix << "_position[] = {";
+    llvm::interleaveComma(position, os);
+    os << "};\n";
+  };
   int taskIndex = 0;
   for (auto task : program.getBody().front().getOps<TaskOp>()) {
-    if (auto map = task.getRankMap(); map && !inBodies.contains(task)) {
-      SmallVector<int64_t> position(map->size());
-      for (auto [i, r] : llvm::enumerate(*map))
-        position[r] = i;
-      os << "CC_TABLE int " << tableName(taskIndex, "order") << "[] = {";
-      llvm::interleaveComma(*map, os);
-      os << "};\n";
-      os << "CC_TABLE int " << tableName(taskIndex, "position") << "[] = {";
-      llvm::interleaveComma(position, os);
-      os << "};\n";
-    }
+    if (task.getRankMap() && !inBodies.contains(task))
+      printOrders(ccopt::kernelName(program) + "_task" + std::to_string(taskIndex), task);
     ++taskIndex;
   }
   if (bodies.empty())
     return;
   // Per channel and rank, its task's row (its body's rows are consecutive).
-  int64_t n = program.getRanks();
   std::vector<int64_t> rows(program.getChannels() * n, -1);
   for (auto [index, body] : llvm::enumerate(bodies)) {
     for (auto [i, task] : llvm::enumerate(body.tasks)) {
@@ -273,21 +280,8 @@ void KernelPrinter::printTables() {
       else
         std::fill_n(rows.begin() + first, n, firstRows[index] + i);
     }
-    // The tasks' rank orders, a row of n per task, and where each rank is.
-    if (TaskOp(body.tasks.front()).getRankMap()) {
-      std::vector<int64_t> order, position(body.tasks.size() * n);
-      for (auto [i, task] : llvm::enumerate(body.tasks))
-        for (auto [at, r] : llvm::enumerate(*TaskOp(task).getRankMap())) {
-          order.push_back(r);
-          position[i * n + r] = at;
-        }
-      os << "CC_TABLE int " << sharedTableName(index) << "_order[] = {";
-      llvm::interleaveComma(order, os);
-      os << "};\n";
-      os << "CC_TABLE int " << sharedTableName(index) << "_position[] = {";
-      llvm::interleaveComma(position, os);
-      os << "};\n";
-    }
+    if (TaskOp(body.tasks.front()).getRankMap())
+      printOrders(sharedTableName(index), body.tasks);
     if (body.width == 0)
       continue;
     bool narrow = llvm::all_of(body.table, [](int64_t value) {
