@@ -216,11 +216,21 @@ double ccopt::topo::lowerBoundUs(CollectiveKind kind, llvm::ArrayRef<int> ranks,
     gpuBandwidth = std::min(gpuBandwidth, machine.injectionBandwidth(r));
     nodes.insert(machine.nodeOf(r));
   }
-  // A switch that reduces (NVLS) halves what an all-reduce must move per
-  // GPU: each sends its data once and receives the result once.
-  if (kind == CollectiveKind::AllReduce && machine.nvls && nodes.size() == 1)
-    share = static_cast<double>(n - 1) / n;
   double transferUs = share * bytes / (gpuBandwidth * 1e3); // GB/s = 1e3 B/µs
+  // A switch that reduces (NVLS) halves what an all-reduce must move per
+  // GPU: each sends its data once and receives the result once, the whole
+  // buffer each way (a rank's own part too: its contribution to it goes in,
+  // or its result comes back, through the switch), over its NVLinks to the
+  // switch only.
+  if (kind == CollectiveKind::AllReduce && machine.nvls && nodes.size() == 1) {
+    double switchBandwidth = 1e300;
+    for (int r : ranks)
+      if (auto links = machine.nvSwitchLinks(r))
+        switchBandwidth = std::min({switchBandwidth, machine.links()[links->first].bandwidth,
+                                    machine.links()[links->second].bandwidth});
+    if (switchBandwidth < 1e300)
+      transferUs = std::min(transferUs, bytes / (switchBandwidth * 1e3));
+  }
   // Several nodes: a node's NICs carry what leaves it. For the reductions
   // and gathers that is the same share of the node-level data (one buffer
   // per node after reducing inside it); all-to-all sends everything that

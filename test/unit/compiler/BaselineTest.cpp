@@ -207,6 +207,24 @@ TEST_F(Baseline, DirectAllToAllRunsPeersAtOnce) {
   EXPECT_EQ(program.getChannels(), 14);
 }
 
+TEST_F(Baseline, NvlsAllReduceBoundIsTheBufferOverTheSwitchLinks) {
+  // Through a reducing switch every rank still sends its data once and
+  // receives the result once, over its NVLinks alone (h100x8: 18 x 20.6
+  // GB/s): NVLS comes within 1.25x of that, and nothing beats it.
+  topo::Machine m = preset("h100x8");
+  OpBuilder b = builder();
+  AllReduceShape shape{8, 256 * MiB, b.getF32Type(), ccl::ReductionKind::Sum, false, {}};
+  double bound = lowerBoundUs(K::AllReduce, firstRanks(8), 1024 * MiB, m);
+  EXPECT_NEAR(bound, 1024.0 * MiB / (18 * 20.6 * 1e3), 5);
+  double nvls = simulateUs(buildNvlsAllReduce(b, b.getUnknownLoc(), "nvls", shape, 16, 16), m);
+  EXPECT_GE(nvls, bound);
+  EXPECT_LT(nvls, 1.25 * bound);
+  // Two ranks: a ring over NVLink and PCIe (each half of the buffer out and
+  // in) bounds lower than the switch.
+  EXPECT_LT(lowerBoundUs(K::AllReduce, firstRanks(2), 1024 * MiB, m),
+            1024.0 * MiB / (18 * 20.6 * 1e3));
+}
+
 TEST_F(Baseline, PerRankChainsFoldTheirChannels) {
   // A chain gives every rank its own task; its channels are alike, so the
   // simulator runs one and counts it once per channel: same time.
