@@ -67,33 +67,37 @@ std::unique_ptr<MulticastBuffers> MulticastBuffers::allocate(const std::vector<i
   CUmulticastObjectProp object{};
   object.numDevices = unsigned(devices.size());
   object.size = std::max<size_t>(bytes, 1);
+  // A driver call: false (its error in `status`) when it failed.
+  auto call = [&](CUresult rc, const char* name) {
+    status = cudaStatus(*d, rc, name);
+    return status.ok();
+  };
   size_t granularity = 0, memoryGranularity = 0;
   CUmemAllocationProp first = deviceMemory(contexts.front()->cuDevice());
-  if (status = cudaStatus(*d, d->cuMulticastGetGranularity(&granularity, &object, CU_MULTICAST_GRANULARITY_RECOMMENDED),
-                          "cuMulticastGetGranularity");
-      !status.ok())
-    return nullptr;
-  if (status = cudaStatus(*d, d->cuMemGetAllocationGranularity(&memoryGranularity, &first,
-                                                                CU_MEM_ALLOC_GRANULARITY_RECOMMENDED),
-                          "cuMemGetAllocationGranularity");
-      !status.ok())
+  if (!call(d->cuMulticastGetGranularity(&granularity, &object, CU_MULTICAST_GRANULARITY_RECOMMENDED),
+            "cuMulticastGetGranularity") ||
+      !call(d->cuMemGetAllocationGranularity(&memoryGranularity, &first, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED),
+            "cuMemGetAllocationGranularity"))
     return nullptr;
   granularity = std::max(granularity, memoryGranularity);
   m->bytes_ = (object.size + granularity - 1) / granularity * granularity;
   object.size = m->bytes_;
-  if (status = cudaStatus(*d, d->cuMulticastCreate(&m->object_, &object), "cuMulticastCreate"); !status.ok())
-    return nullptr;
+  if (!call(d->cuMulticastCreate(&m->object_, &object), "cuMulticastCreate")) return nullptr;
   m->memory_.assign(devices.size(), 0);
   m->unicast_.assign(devices.size(), 0);
   m->multicast_.assign(devices.size(), 0);
   // Every device joins before any memory is bound.
   for (const auto& context : contexts)
-    if (status = cudaStatus(*d, d->cuMulticastAddDevice(m->object_, context->cuDevice()), "cuMulticastAddDevice");
-        !status.ok())
-      return nullptr;
+    if (!call(d->cuMulticastAddDevice(m->object_, context->cuDevice()), "cuMulticastAddDevice")) return nullptr;
   std::vector<CUmemAccessDesc> everyone;
   for (const auto& context : contexts)
     everyone.push_back({{CU_MEM_LOCATION_TYPE_DEVICE, context->cuDevice()}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE});
+  // `handle` mapped at a new address `va`, for the devices of `access`.
+  auto map = [&](unsigned long long handle, unsigned long long& va, const CUmemAccessDesc* access, size_t n) {
+    return call(d->cuMemAddressReserve(&va, m->bytes_, granularity, 0, 0), "cuMemAddressReserve") &&
+           call(d->cuMemMap(va, m->bytes_, 0, handle, 0), "cuMemMap") &&
+           call(d->cuMemSetAccess(va, m->bytes_, access, n), "cuMemSetAccess");
+  };
   for (size_t i = 0; i < contexts.size(); ++i) {
     const CudaContext& context = *contexts[i];
     if (!context.makeCurrent(error)) {
@@ -101,25 +105,12 @@ std::unique_ptr<MulticastBuffers> MulticastBuffers::allocate(const std::vector<i
       return nullptr;
     }
     CUmemAllocationProp prop = deviceMemory(context.cuDevice());
-    CUmemAccessDesc own{{CU_MEM_LOCATION_TYPE_DEVICE, context.cuDevice()}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
-    if (!(status = cudaStatus(*d, d->cuMemCreate(&m->memory_[i], m->bytes_, &prop, 0), "cuMemCreate")).ok() ||
-        !(status = cudaStatus(*d, d->cuMulticastBindMem(m->object_, 0, m->memory_[i], 0, m->bytes_, 0),
-                              "cuMulticastBindMem"))
-             .ok() ||
-        // The buffer, which every device reads and writes (peers' stores)...
-        !(status = cudaStatus(*d, d->cuMemAddressReserve(&m->unicast_[i], m->bytes_, granularity, 0, 0),
-                              "cuMemAddressReserve"))
-             .ok() ||
-        !(status = cudaStatus(*d, d->cuMemMap(m->unicast_[i], m->bytes_, 0, m->memory_[i], 0), "cuMemMap")).ok() ||
-        !(status = cudaStatus(*d, d->cuMemSetAccess(m->unicast_[i], m->bytes_, everyone.data(), everyone.size()),
-                              "cuMemSetAccess"))
-             .ok() ||
-        // ...and the multicast address this device reaches the switch at.
-        !(status = cudaStatus(*d, d->cuMemAddressReserve(&m->multicast_[i], m->bytes_, granularity, 0, 0),
-                              "cuMemAddressReserve"))
-             .ok() ||
-        !(status = cudaStatus(*d, d->cuMemMap(m->multicast_[i], m->bytes_, 0, m->object_, 0), "cuMemMap")).ok() ||
-        !(status = cudaStatus(*d, d->cuMemSetAccess(m->multicast_[i], m->bytes_, &own, 1), "cuMemSetAccess")).ok())
+    // The buffer, which every device reads and writes (peers' stores), and
+    // the multicast address this device reaches the switch at.
+    if (!call(d->cuMemCreate(&m->memory_[i], m->bytes_, &prop, 0), "cuMemCreate") ||
+        !call(d->cuMulticastBindMem(m->object_, 0, m->memory_[i], 0, m->bytes_, 0), "cuMulticastBindMem") ||
+        !map(m->memory_[i], m->unicast_[i], everyone.data(), everyone.size()) ||
+        !map(m->object_, m->multicast_[i], &everyone[i], 1))
       return nullptr;
   }
   std::lock_guard<std::mutex> lock(registryMutex());
