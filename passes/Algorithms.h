@@ -197,12 +197,14 @@ mlir::sched::ProgramOp buildPairwiseAllToAll(mlir::OpBuilder &b,
 /// channel c of `channels` writes, one after the other, block r+s of rank r
 /// into block r of rank r+s for s = c+1, c+1+channels, ...; with at least
 /// twice as many channels as peers, each peer's block goes in pieces over
-/// channels/(n-1) channels. The channels run side by side. `shape.count` is
-/// the whole buffer.
+/// channels/(n-1) channels. The channels run side by side. Out of place, the
+/// rank's own block is copied before the first channel's transfers (NCCL's
+/// send to self), or with `copyBeside` by channels of their own beside them.
+/// `shape.count` is the whole buffer.
 mlir::sched::ProgramOp buildDirectAllToAll(mlir::OpBuilder &b, mlir::Location loc,
                                            llvm::StringRef name,
                                            const AllReduceShape &shape,
-                                           int64_t channels);
+                                           int64_t channels, bool copyBeside = false);
 
 /// Point to point: schedule rank 0 (shape.rankMap[0]) sends `count`
 /// elements to schedule rank 1, pipelined in `chunks` pieces.

@@ -281,7 +281,7 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     return buildSendRecv(b, loc, name, shape, chunks);
   default:
     if (algorithm == "direct")
-      return buildDirectAllToAll(b, loc, name, shape, channels);
+      return buildDirectAllToAll(b, loc, name, shape, channels, /*copyBeside=*/true);
     if (algorithm == "hierarchical")
       return buildHierarchicalAllToAll(
           b, loc, name, shape, perNode(), channels,

@@ -8,7 +8,10 @@
 // peer's block in pieces over several channels); the channels run side by
 // side, so every link carries its share of all transfers at once (pairwise
 // exchange instead runs the n-1 distances one after the other on one
-// channel).
+// channel). The rank's own block is copied before the first lane's
+// transfers, as NCCL's send to self in the same group; or, `copyBeside`,
+// by channels of their own (a piece each) beside the transfers, so that no
+// transfer starts late and runs last, alone, at a channel's rate.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +23,7 @@ using namespace ccopt::detail;
 
 ProgramOp ccopt::buildDirectAllToAll(OpBuilder &b, Location loc, StringRef name,
                                      const AllReduceShape &shape,
-                                     int64_t channels) {
+                                     int64_t channels, bool copyBeside) {
   int64_t n = shape.ranks;
   int64_t peers = std::max<int64_t>(1, n - 1);
   // In place, a peer's block r must not land on the block r this rank has
@@ -36,10 +39,12 @@ ProgramOp ccopt::buildDirectAllToAll(OpBuilder &b, Location loc, StringRef name,
   int64_t numChannels = staged      ? split
                         : split > 1 ? split * peers
                                     : std::clamp<int64_t>(channels, 1, peers);
+  // Out of place: the channels that copy the own block beside them.
+  int64_t copyChannels = copyBeside && !shape.inPlace && n > 1 ? split : 0;
   auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllToAll, shape,
                               /*hasRedop=*/false, shape.count, shape.count,
                               /*scratch=*/staged ? shape.count : 0, std::nullopt,
-                              "direct", numChannels, /*chunks=*/1);
+                              "direct", numChannels + copyChannels, /*chunks=*/1);
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
   AffineExpr r = getAffineDimExpr(0, ctx), k = getAffineDimExpr(1, ctx);
@@ -54,7 +59,7 @@ ProgramOp ccopt::buildDirectAllToAll(OpBuilder &b, Location loc, StringRef name,
     int64_t piece = staged ? channel : split > 1 ? channel / peers : 0;
     int64_t lane = staged ? 0 : split > 1 ? channel % peers : channel;
     int64_t lanes = staged ? 1 : split > 1 ? peers : numChannels;
-    if (lane == 0 && !shape.inPlace)
+    if (lane == 0 && !shape.inPlace && !copyChannels)
       CopyOp::create(b, loc, block(BufferKind::Input, r, piece, 1),
                      block(BufferKind::Output, r, piece, 1));
     // Distances s = k * lanes + lane + 1 < n.
@@ -73,6 +78,11 @@ ProgramOp ccopt::buildDirectAllToAll(OpBuilder &b, Location loc, StringRef name,
         CopyOp::create(b, loc, block(BufferKind::Scratch, r + k, piece, 2),
                        block(BufferKind::Output, r + k, piece, 2));
       });
+  }
+  for (int64_t piece = 0; piece < copyChannels; ++piece) {
+    buildTask(b, loc, program, numChannels + piece);
+    CopyOp::create(b, loc, block(BufferKind::Input, r, piece, 1),
+                   block(BufferKind::Output, r, piece, 1));
   }
   return program;
 }

@@ -42,9 +42,10 @@
 // CHECK: const cc_ll_box llbox = {1LL, 1000LL, 1LL, 0};
 
 // A direct all-to-all: each rank hears from the 3 others, one region each,
-// found in the table of senders per (channel, receiver).
-// CHECK: // ccopt-schedule kernel=ccopt_ring4_all_to_all_3 {{.*}} algorithm=direct protocol=ll mailbox=6000
-// CHECK: CC_TABLE int ccopt_ring4_all_to_all_3_ll_senders[] = {1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2};
+// found in the table of senders per (channel, receiver); the second
+// channel copies the rank's own block and hears from nobody.
+// CHECK: // ccopt-schedule kernel=ccopt_ring4_all_to_all_3 {{.*}} channels=2 {{.*}} algorithm=direct protocol=ll mailbox=12000
+// CHECK: CC_TABLE int ccopt_ring4_all_to_all_3_ll_senders[] = {1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 // CHECK: const cc_ll_box llbox = {1LL, 250LL, 3LL, ccopt_ring4_all_to_all_3_ll_senders};
 
 ccl.program @ring4 world(4) {
