@@ -38,6 +38,12 @@ struct Cut {
   double out, in; // GB/s leaving and entering the inside
 };
 
+bool hasNvLink(const Machine &machine, int rank) {
+  return llvm::any_of(machine.outLinks(machine.gpuDevice(rank)), [&](int l) {
+    return machine.links()[l].kind == LinkKind::NvLink;
+  });
+}
+
 /// Maximum flow (GB/s) from `sources` to `sinks` over the machine's links
 /// (Edmonds-Karp, every source and sink joined to a super source and sink);
 /// `blocked` devices carry nothing (GPUs do not forward).
@@ -96,15 +102,8 @@ double maxFlow(const Machine &machine, const std::vector<char> &role) {
   }
 }
 
-/// Every cut of the participants of one node from the rest (the nodes are
-/// alike, so the first node with participants stands for all), with the
-/// bandwidth out of and into each side: the cuts inside a node that a GPU's
-/// own links or a node's NICs do not see, e.g. the inter-socket link of a
-/// PCIe machine. Cached per machine and ranks.
-const std::vector<Cut> &nodeCuts(const Machine &machine,
-                                 llvm::ArrayRef<int> ranks) {
-  static std::mutex mutex;
-  static std::map<std::string, std::vector<Cut>> cache;
+/// Names a machine and the ranks of a collective on it, for the caches.
+std::string cacheKey(const Machine &machine, llvm::ArrayRef<int> ranks) {
   std::string key = machine.name + "/" + std::to_string(machine.nodes) + "/" +
                     std::to_string(machine.devices().size()) + "/" +
                     std::to_string(machine.links().size());
@@ -114,8 +113,61 @@ const std::vector<Cut> &nodeCuts(const Machine &machine,
   key += "/" + std::to_string(sum) + ":";
   for (int r : ranks)
     key += std::to_string(r) + ",";
+  return key;
+}
+
+/// GB/s the GPUs of `ranks` (one node) can move to and from each other
+/// together. CUDA sends between GPUs joined by NVLink over NVLink, never
+/// PCIe peer to peer, so beside NVLink such a GPU reaches its peers over
+/// PCIe only through host memory, up to a CPU and down again, through PCIe
+/// switch uplinks that its neighbours share: its NVLinks count, and all of
+/// them together the flow between them and the CPUs. A GPU without NVLink
+/// (a PCIe machine) reaches its peers by PCIe peer to peer: every link
+/// counts. Cached per machine and ranks.
+double togetherBandwidth(const Machine &machine, llvm::ArrayRef<int> ranks) {
+  static std::mutex mutex;
+  static std::map<std::string, double> cache;
   std::lock_guard<std::mutex> lock(mutex);
-  auto [it, inserted] = cache.try_emplace(key);
+  auto [it, inserted] = cache.try_emplace(cacheKey(machine, ranks), 0);
+  if (!inserted)
+    return it->second;
+  const auto &devices = machine.devices();
+  std::vector<char> role(devices.size(), 3); // only GPUs, PCIe switches, CPUs
+  int node = machine.nodeOf(ranks.front());
+  for (size_t d = 0; d < devices.size(); ++d)
+    if (devices[d].node == node && (devices[d].kind == DeviceKind::PcieSwitch ||
+                                    devices[d].kind == DeviceKind::Cpu))
+      role[d] = devices[d].kind == DeviceKind::Cpu ? 2 : 0;
+  double &total = it->second;
+  bool throughHost = false;
+  for (int r : ranks) {
+    int gpu = machine.gpuDevice(r);
+    bool nvlink = hasNvLink(machine, r);
+    for (int l : machine.outLinks(gpu))
+      if (!nvlink || machine.links()[l].kind == LinkKind::NvLink)
+        total += machine.links()[l].bandwidth;
+    if (nvlink)
+      role[gpu] = 1, throughHost = true;
+  }
+  if (!throughHost)
+    return total;
+  double up = maxFlow(machine, role);
+  for (char &x : role)
+    x = x == 1 ? 2 : x == 2 ? 1 : x;
+  return total += std::max(up, maxFlow(machine, role));
+}
+
+/// Every cut of the participants of one node from the rest (the nodes are
+/// alike, so the first node with participants stands for all), with the
+/// bandwidth out of and into each side: the cuts inside a node that a GPU's
+/// own links or a node's NICs do not see, e.g. the inter-socket link of a
+/// PCIe machine. Cached per machine and ranks.
+const std::vector<Cut> &nodeCuts(const Machine &machine,
+                                 llvm::ArrayRef<int> ranks) {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<Cut>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = cache.try_emplace(cacheKey(machine, ranks));
   if (!inserted)
     return it->second;
   std::vector<Cut> &cuts = it->second;
@@ -216,6 +268,16 @@ double ccopt::topo::lowerBoundUs(CollectiveKind kind, llvm::ArrayRef<int> ranks,
     gpuBandwidth = std::min(gpuBandwidth, machine.injectionBandwidth(r));
     nodes.insert(machine.nodeOf(r));
   }
+  // On one node, where every rank moves the same share, the ranks together
+  // move no more than their NVLinks and the host path carry: a GPU's PCIe
+  // link reaches NVLink peers only through host memory (togetherBandwidth).
+  // (On several nodes it feeds the GPU's NIC beside NVLink.)
+  bool symmetric = kind == CollectiveKind::AllReduce ||
+                   kind == CollectiveKind::ReduceScatter ||
+                   kind == CollectiveKind::AllGather ||
+                   kind == CollectiveKind::AllToAll;
+  if (symmetric && nodes.size() == 1)
+    gpuBandwidth = std::min(gpuBandwidth, togetherBandwidth(machine, ranks) / n);
   double transferUs = share * bytes / (gpuBandwidth * 1e3); // GB/s = 1e3 B/µs
   // A switch that reduces (NVLS) halves what an all-reduce must move per
   // GPU: each sends its data once and receives the result once, the whole

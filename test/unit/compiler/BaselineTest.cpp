@@ -264,16 +264,18 @@ TEST(Bounds, PcieSocketCut) {
 }
 
 TEST(Bounds, NvSwitchCutsAreTheGpus) {
-  // On an NVSwitch no cut inside the node is narrower than a GPU's links.
+  // On an NVSwitch no cut inside the node is narrower than a GPU's: its
+  // NVLinks and its share of the host path (Bounds.A100GpuCut).
   topo::Machine m = preset("a100x8");
-  double B = m.injectionBandwidth(0) * 1e3;
+  double B = 252e3;
   std::vector<int> ranks = firstRanks(8);
   EXPECT_NEAR(lowerBoundUs(K::AllGather, ranks, GiB, m), 0.6 + 7.0 / 8 * GiB / B, 1e-6);
   EXPECT_NEAR(lowerBoundUs(K::AllToAll, ranks, GiB, m), 0.6 + 7.0 / 8 * GiB / B, 1e-6);
   // A pair across the sockets: NVLink 240 plus a PCIe path through the
   // sockets' xGMI link, 16 GB/s: the cut between the two is 256 GB/s.
   EXPECT_NEAR(lowerBoundUs(K::SendRecv, {0, 5}, GiB, m), 0.6 + double(GiB) / 256e3, 1e-6);
-  EXPECT_NEAR(lowerBoundUs(K::SendRecv, {0, 1}, GiB, m), 0.6 + double(GiB) / B, 1e-6);
+  // One rank sends: it has its whole PCIe link to the host beside NVLink.
+  EXPECT_NEAR(lowerBoundUs(K::SendRecv, {0, 1}, GiB, m), 0.6 + double(GiB) / 264e3, 1e-6);
 }
 
 TEST_F(Baseline, NothingBeatsTheBoundOnAnyPreset) {

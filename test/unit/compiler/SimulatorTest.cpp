@@ -749,10 +749,10 @@ TEST(Bounds, AllReduceFormulaOnOneNode) {
   // alpha + 2(n-1)/n * S / B (after Chan et al. 2007; Patarasuk & Yuan)
   // with alpha the LL NVLink ring hop (0.6 us, NCCL tuning.cc): one hop,
   // since over several channels a rank reaches every peer at once; and B
-  // the GPU's cut (Machine::injectionBandwidth; see A100GpuCut).
+  // the GPU's cut (see A100GpuCut).
   topo::Machine m = preset("a100x8");
   std::vector<int> ranks = firstRanks(8);
-  double B = m.injectionBandwidth(0) * 1e3; // GB/s -> B/us
+  double B = 252e3; // GB/s -> B/us
   for (int64_t bytes : {int64_t(0), int64_t(8), 4 * MiB, GiB}) {
     double expected = 0.6 + 2.0 * 7 / 8 * bytes / B;
     EXPECT_NEAR(lowerBoundUs(ccl::CollectiveKind::AllReduce, ranks, bytes, m),
@@ -762,8 +762,9 @@ TEST(Bounds, AllReduceFormulaOnOneNode) {
   // Other collectives move (n-1)/n or all of S.
   EXPECT_NEAR(lowerBoundUs(ccl::CollectiveKind::AllGather, ranks, GiB, m),
               0.6 + 7.0 / 8 * GiB / B, 1e-6);
+  // A broadcast's root sends alone: its whole PCIe link beside NVLink.
   EXPECT_NEAR(lowerBoundUs(ccl::CollectiveKind::Broadcast, ranks, GiB, m),
-              0.6 + double(GiB) / B, 1e-6);
+              0.6 + double(GiB) / 264e3, 1e-6);
   // One rank communicates with nobody.
   EXPECT_EQ(lowerBoundUs(ccl::CollectiveKind::AllReduce, {0}, GiB, m), 0);
   // Any number of ranks: one hop.
@@ -772,15 +773,33 @@ TEST(Bounds, AllReduceFormulaOnOneNode) {
 }
 
 TEST(Bounds, A100GpuCut) {
-  // The cut around a DGX A100 GPU counts every link it has: 12 NVLink3 links
-  // x 20 GB/s effective = 240 GB/s (NCCL topo.h; nccl-tests #149) plus its
-  // PCIe Gen4 x16 link, 24 GB/s as NCCL models it (topo.cc). So the bound
-  // of a 1-node 8-GPU all-reduce is 3 x 0.6 + 2 x 7/8 x S / 264e3 us. (With
-  // NVLink alone, as NCCL moves intra-node data, it would be S / 240e3.)
+  // The cut around a DGX A100 GPU: 12 NVLink3 links x 20 GB/s effective =
+  // 240 GB/s (NCCL topo.h; nccl-tests #149) and, beside them, its share of
+  // the way to its peers through host memory over PCIe: CUDA sends between
+  // GPUs joined by NVLink over NVLink, never PCIe peer to peer, so PCIe
+  // reaches them only up to a CPU and down again, through Gen4 x16 switch
+  // uplinks (24 GB/s as NCCL models them, topo.cc) that two GPUs share:
+  // 12 GB/s each. So the bound of a 1-node 8-GPU all-reduce is
+  // 0.6 + 2 x 7/8 x S / 252e3 us.
   topo::Machine m = preset("a100x8");
   EXPECT_DOUBLE_EQ(m.injectionBandwidth(0), 240 + 24);
   EXPECT_NEAR(lowerBoundUs(ccl::CollectiveKind::AllReduce, firstRanks(8), GiB, m),
-              0.6 + 2.0 * 7 / 8 * GiB / 264e3, 1e-6);
+              0.6 + 2.0 * 7 / 8 * GiB / 252e3, 1e-6);
+  // Alone under its switch a GPU has the whole uplink.
+  EXPECT_NEAR(lowerBoundUs(ccl::CollectiveKind::AllGather, {0, 2}, GiB, m),
+              0.6 + 0.5 * GiB / 264e3, 1e-6);
+  // Hopper: 18 x 20.6 GB/s NVLink4 and half a Gen5 uplink (48 GB/s).
+  topo::Machine h = preset("h100x8");
+  EXPECT_NEAR(lowerBoundUs(ccl::CollectiveKind::AllGather, firstRanks(8), GiB, h),
+              0.6 + 7.0 / 8 * GiB / (18 * 20.6e3 + 24e3), 1e-6);
+  // Without NVLink, peers are reached by PCIe peer to peer: the whole link.
+  topo::Machine p = preset("pcie4x8");
+  EXPECT_NEAR(lowerBoundUs(ccl::CollectiveKind::AllGather, {0, 1}, GiB, p),
+              1.0 + 0.5 * GiB / 24e3, 1e-6);
+  // On several nodes the PCIe link feeds the GPU's NIC beside NVLink.
+  topo::Machine two = preset("a100x8", 2);
+  EXPECT_NEAR(lowerBoundUs(ccl::CollectiveKind::AllGather, firstRanks(16), GiB, two),
+              2.7 + 15.0 / 16 * GiB / 264e3, 1e-6);
 }
 
 TEST(Bounds, BusBandwidthFactors) {
