@@ -260,8 +260,10 @@ mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc
 /// Scratch: n + nodes - 1 blocks at most. Sums go in a fixed order,
 /// so every run gives the same bits. Any perNode dividing n (1 or n: the
 /// flat ring, the direct reduce-scatter). With `ringInNode` and several
-/// pieces the node's sums go round a ring over its GPUs in order instead
-/// (where not every two have NVLink: fused reductions, each link once).
+/// pieces the node's sums go round a ring over its GPUs instead (where not
+/// every two have NVLink: fused reductions, each link once), in the order
+/// nodeRings[c % size] on channel c (orders of one node's GPUs; none: in
+/// order).
 /// Each channel's
 /// share goes in up to `chunks` pieces whose two phases (inside the node,
 /// along the rail) pipeline, odd channels starting each round with the
@@ -269,17 +271,18 @@ mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc
 mlir::sched::ProgramOp buildHierarchicalReduceScatter(
     mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
     const AllReduceShape &shape, int64_t perNode, bool ringInNode, int64_t chunks,
-    int64_t channels);
+    int64_t channels, const RingOrders &nodeRings = {});
 /// The mirror image: a ring all-gather of the blocks of GPU l of every
 /// node over rail l, then a direct all-gather inside each node (or a ring
-/// over its GPUs in order), in pieces as above. No scratch; algorithm
+/// over its GPUs, as above), in pieces as above. No scratch; algorithm
 /// "hierarchical".
 mlir::sched::ProgramOp buildHierarchicalAllGather(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   llvm::StringRef name,
                                                   const AllReduceShape &shape,
                                                   int64_t perNode, bool ringInNode,
-                                                  int64_t chunks, int64_t channels);
+                                                  int64_t chunks, int64_t channels,
+                                                  const RingOrders &nodeRings = {});
 
 /// Broadcast from schedule rank `root` (with `reduce`: reduce towards it)
 /// along a binomial tree: ceil(log2 n) rounds for any n, rank q (counted

@@ -254,7 +254,7 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
                                      channels);
     if (algorithm == "hierarchical")
       return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(), !nvlinkInNode(),
-                                            chunks, channels);
+                                            chunks, channels, nodeRings());
     return buildRingReduceScatter(b, loc, name, shape, chunks, channels, orders());
   case K::AllGather:
     if (algorithm == "direct")
@@ -264,7 +264,7 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
                                  channels);
     if (algorithm == "hierarchical")
       return buildHierarchicalAllGather(b, loc, name, shape, perNode(), !nvlinkInNode(),
-                                        chunks, channels);
+                                        chunks, channels, nodeRings());
     return buildRingAllGather(b, loc, name, shape, chunks, channels, orders());
   case K::Broadcast:
   case K::Reduce:

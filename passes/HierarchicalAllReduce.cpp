@@ -247,12 +247,7 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   // Every node's GPUs in the node's ring order (one per channel, in turn),
   // as the tasks' rank order.
-  RingOrders orders;
-  for (const std::vector<int64_t> &ring : nodeRings) {
-    std::vector<int64_t> &order = orders.emplace_back();
-    for (int64_t r = 0; r < n; ++r)
-      order.push_back(r - r % G + ring[r % G]);
-  }
+  RingOrders orders = repeatOverNodes(nodeRings, n, G);
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch, orders);
     forEachPiecePhase(ch, P, 3, [&](int64_t piece, int phase) {

@@ -16,7 +16,9 @@
 // the second, so that while some channels' data is on NVLink the others' is
 // on the network (as the hierarchical all-reduce's three phases overlap);
 // where not every two of a node's GPUs have NVLink, the exchange inside the
-// node then goes round a ring over them in order.
+// node then goes round a ring over them, in the order of the node's NVLink
+// ring on each channel (the task's rank order; positions l are still the
+// same GPU on every node, so rails stay rails).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,12 +33,14 @@ namespace {
 class HierarchicalHalfBuilder : NodeMajorRanks {
 public:
   /// Piece `piece` of `pieces` of channel `channel`'s share (of C).
+  /// `order`: the task's rank order (empty: the identity).
   HierarchicalHalfBuilder(OpBuilder &b, Location loc, ProgramOp program, int64_t P,
                           int64_t C, int64_t scratchBlocks, int64_t channel,
-                          int64_t piece, int64_t pieces, bool ringInNode)
+                          int64_t piece, int64_t pieces, bool ringInNode,
+                          ArrayRef<int64_t> order)
       : NodeMajorRanks(b.getContext(), program.getRanks(), P), b(b), loc(loc),
         C(C * pieces), scratchBlocks(scratchBlocks), ch(channel * pieces + piece),
-        ringInNode(ringInNode), finalize(program.getRedop() == ccl::ReductionKind::Avg &&
+        order(order), ringInNode(ringInNode), finalize(program.getRedop() == ccl::ReductionKind::Avg &&
                  !program.getPrescale()) {}
 
   /// The exchange inside the node, the ring along the rail, or both
@@ -66,9 +70,10 @@ private:
   PartAttr scratch(AffineExpr i, unsigned dims) {
     return part(BufferKind::Scratch, i * C + ch, scratchBlocks * C, dims);
   }
-  /// The block of GPU `gpu` on the node `back` nodes before this one.
+  /// The block of GPU `gpu` (a position) on the node `back` nodes before
+  /// this one.
   AffineExpr blockOf(AffineExpr back, AffineExpr gpu) {
-    return ((node() - back + M) % M) * G + gpu % G;
+    return orderAt(order, ((node() - back + M) % M) * G + gpu % G);
   }
   /// GPU l+t and GPU l-t of this node.
   AffineMapAttr toGpu(AffineExpr t, unsigned dims) { return peer(onNode(local() + t), dims); }
@@ -151,6 +156,7 @@ private:
   OpBuilder &b;
   Location loc;
   int64_t C, scratchBlocks, ch; // C and ch count pieces (a share each)
+  ArrayRef<int64_t> order;
   bool ringInNode, finalize;
 };
 
@@ -225,12 +231,13 @@ void HierarchicalHalfBuilder::allGather(Phase phase) {
   };
   if (rail) {
     // Ring step s brings the block of GPU l of node v-s.
-    CopyOp::create(b, loc, own(BufferKind::Input, 1), block(BufferKind::Output, rank(), 1));
+    AffineExpr mine = blockOf(constant(0), local());
+    CopyOp::create(b, loc, own(BufferKind::Input, 1), block(BufferKind::Output, mine, 1));
     if (M > 1)
       SendOp::create(b, loc, own(BufferKind::Input, 1), peer(alongRail(1), 1),
-                     block(BufferKind::Output, rank(), 1));
+                     block(BufferKind::Output, mine, 1));
     if (node)
-      passOn(rank(), 1);
+      passOn(mine, 1);
     buildLoop(b, loc, 1, M - 1, [&] {
       AffineExpr j = blockOf(dim(1), local());
       RecvCopySendOp::create(b, loc, peer(alongRail(-1), 2),
@@ -278,7 +285,8 @@ enum class Half { ReduceScatter, AllGather };
 
 ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half half,
                                 const ccopt::AllReduceShape &shape, int64_t perNode,
-                                bool ringInNode, int64_t chunks, int64_t channels) {
+                                bool ringInNode, int64_t chunks, int64_t channels,
+                                const ccopt::RingOrders &nodeRings) {
   int64_t n = shape.ranks, m = shape.count, P = perNode, N = n / P;
   assert(P >= 1 && n % P == 0 && "nodes must hold the same number of ranks");
   assert(!shape.inPlace && "the buffers differ in size");
@@ -298,11 +306,16 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
       /*output=*/scatter ? m : n * m, scratchBlocks * m, std::nullopt,
       "hierarchical", C, Q);
   OpBuilder::InsertionGuard guard(b);
+  ccopt::RingOrders orders =
+      ringInNode ? repeatOverNodes(nodeRings, n, P) : ccopt::RingOrders();
   for (int64_t ch = 0; ch < C; ++ch) {
-    buildTask(b, loc, program, ch);
+    TaskOp task = buildTask(b, loc, program, ch, orders);
+    ArrayRef<int64_t> order;
+    if (auto map = task.getRankMap())
+      order = *map;
     auto build = [&](int64_t piece, HierarchicalHalfBuilder::Phase phase) {
       HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch, piece, Q,
-                                      ringInNode);
+                                      ringInNode, order);
       scatter ? builder.reduceScatter(phase) : builder.allGather(phase);
     };
     if (Q == 1) {
@@ -325,15 +338,17 @@ ProgramOp ccopt::buildHierarchicalReduceScatter(OpBuilder &b, Location loc,
                                                 StringRef name,
                                                 const AllReduceShape &shape,
                                                 int64_t perNode, bool ringInNode,
-                                                int64_t chunks, int64_t channels) {
+                                                int64_t chunks, int64_t channels,
+                                                const RingOrders &nodeRings) {
   return buildHierarchicalHalf(b, loc, name, Half::ReduceScatter, shape, perNode,
-                               ringInNode, chunks, channels);
+                               ringInNode, chunks, channels, nodeRings);
 }
 
 ProgramOp ccopt::buildHierarchicalAllGather(OpBuilder &b, Location loc, StringRef name,
                                             const AllReduceShape &shape,
                                             int64_t perNode, bool ringInNode,
-                                            int64_t chunks, int64_t channels) {
+                                            int64_t chunks, int64_t channels,
+                                            const RingOrders &nodeRings) {
   return buildHierarchicalHalf(b, loc, name, Half::AllGather, shape, perNode,
-                               ringInNode, chunks, channels);
+                               ringInNode, chunks, channels, nodeRings);
 }

@@ -76,39 +76,10 @@ private:
   PartAttr rankPart(BufferKind kind, AffineExpr j, int64_t channel,
                     unsigned numDims) {
     AffineExpr c = getAffineDimExpr(1, b.getContext());
-    AffineExpr index = rankAt((j + n) % n) * blocks + c + channel * chunks;
+    AffineExpr index = orderAt(order, (j + n) % n) * blocks + c + channel * chunks;
     return PartAttr::get(b.getContext(), kind,
                          AffineMap::get(numDims, 0, index), n * blocks);
   }
-  /// The schedule rank at ring position q in [0, n) of the channel being
-  /// built. Under a task's rank_map d0 and peers are positions, but a rank's
-  /// block is its own: order[q] as an affine expression. Orders that repeat
-  /// per group of g ranks (rings through nodes) are g * (q floordiv g) plus
-  /// the group's order at q mod g; a group's order is the position plus its
-  /// jumps, each [x >= k] written (x + g - k) floordiv g.
-  AffineExpr rankAt(AffineExpr q) {
-    if (order.empty())
-      return q;
-    int64_t g = n;
-    for (int64_t d = 1; d < n; ++d) {
-      if (n % d)
-        continue;
-      bool periodic = true;
-      for (int64_t p = 0; p < n && periodic; ++p)
-        periodic = order[p] / d == p / d && order[p] % d == order[p % d];
-      if (periodic) {
-        g = d;
-        break;
-      }
-    }
-    AffineExpr x = g == n ? q : q % g;
-    AffineExpr rank = x + order[0];
-    for (int64_t k = 1; k < g; ++k)
-      if (int64_t jump = order[k] - order[k - 1] - 1)
-        rank = rank + (x + (g - k)).floorDiv(g) * jump;
-    return g == n ? rank : q.floorDiv(g) * g + rank;
-  }
-
 public:
   /// The ring order of the next channel built (schedule ranks by
   /// position; empty: the identity).

@@ -61,6 +61,45 @@ TaskOp ccopt::detail::buildRankTask(OpBuilder &b, Location loc, ProgramOp progra
   return task;
 }
 
+AffineExpr ccopt::detail::orderAt(ArrayRef<int64_t> order, AffineExpr q) {
+  // Orders that repeat per group of g ranks (rings through nodes) are
+  // g * (q floordiv g) plus the group's order at q mod g; a group's order
+  // is the position plus its jumps, each [x >= k] written
+  // (x + g - k) floordiv g.
+  int64_t n = order.size();
+  if (n == 0)
+    return q;
+  int64_t g = n;
+  for (int64_t d = 1; d < n; ++d) {
+    if (n % d)
+      continue;
+    bool periodic = true;
+    for (int64_t p = 0; p < n && periodic; ++p)
+      periodic = order[p] / d == p / d && order[p] % d == order[p % d];
+    if (periodic) {
+      g = d;
+      break;
+    }
+  }
+  AffineExpr x = g == n ? q : q % g;
+  AffineExpr rank = x + order[0];
+  for (int64_t k = 1; k < g; ++k)
+    if (int64_t jump = order[k] - order[k - 1] - 1)
+      rank = rank + (x + (g - k)).floorDiv(g) * jump;
+  return g == n ? rank : q.floorDiv(g) * g + rank;
+}
+
+ccopt::RingOrders ccopt::detail::repeatOverNodes(const RingOrders &nodeRings,
+                                                 int64_t ranks, int64_t perNode) {
+  RingOrders orders;
+  for (const std::vector<int64_t> &ring : nodeRings) {
+    std::vector<int64_t> &order = orders.emplace_back();
+    for (int64_t r = 0; r < ranks; ++r)
+      order.push_back(r - r % perNode + ring[r % perNode]);
+  }
+  return orders;
+}
+
 AffineMapAttr ccopt::detail::fixedPeer(MLIRContext *ctx, int64_t rank, unsigned numDims) {
   return AffineMapAttr::get(AffineMap::get(numDims, 0, getAffineConstantExpr(rank, ctx)));
 }

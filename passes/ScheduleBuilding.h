@@ -30,6 +30,17 @@ mlir::sched::TaskOp buildTask(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::sched::ProgramOp program, int64_t channel,
                               const RingOrders &orders = {});
 
+/// The schedule rank at position q (in [0, order.size())) of `order`, as
+/// an affine expression in q (the identity for an empty order): under a
+/// task's rank_map d0 and peers are positions, but a rank's block is its
+/// own.
+mlir::AffineExpr orderAt(llvm::ArrayRef<int64_t> order, mlir::AffineExpr q);
+
+/// Orders of all `ranks` ranks, node-major in nodes of `perNode`, that go
+/// through every node's GPUs in `nodeRings[c]`'s order (orders of one
+/// node's GPUs).
+RingOrders repeatOverNodes(const RingOrders &nodeRings, int64_t ranks, int64_t perNode);
+
 /// A task on `channel` for schedule rank `rank` only, appended to
 /// `program`; `b` is left at the start of its body.
 mlir::sched::TaskOp buildRankTask(mlir::OpBuilder &b, mlir::Location loc,

@@ -348,6 +348,13 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       // The hierarchical ones' pieces overlap NVLink with the network when
       // enough channels are in each phase: up to twice as many channels.
       int64_t mostChannels = hierarchical ? 2 * maxChannels : maxChannels;
+      // In one piece the hierarchical reduce-scatter and all-gather exchange
+      // directly inside a node whose GPUs do not all have NVLink to each
+      // other, in more round its NVLink rings: a different schedule, so
+      // more pieces may win where one lost.
+      bool nodeRingAfterOnePiece =
+          hierarchical && c.kind != ccl::CollectiveKind::AllReduce && perNode &&
+          !nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode));
       for (int64_t channels = 1; channels <= mostChannels; channels *= 2) {
         if (perRankTasks && n * channels > kTaskBudget && channels != ncclChannels(machine))
           continue;
@@ -381,8 +388,11 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           std::string protocol;
           double us = timeOf(c, bound, fastest, giveUpAfter, algorithm,
                              channels, chunks, steps, protocol, protocols);
-          if (us >= 1e300 || (bestChunks && us >= bestChunks->timeUs))
+          if (us >= 1e300 || (bestChunks && us >= bestChunks->timeUs)) {
+            if (chunks == 1 && nodeRingAfterOnePiece)
+              continue;
             break;
+          }
           fastest = std::min(fastest, us);
           bestChunks = Choice{algorithm.str(), channels, chunks, us, protocol};
         }

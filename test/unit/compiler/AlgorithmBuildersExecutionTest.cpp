@@ -81,19 +81,20 @@ protected:
   }
 
   void addReduceScatter(int64_t n, int64_t perNode, int64_t m, ccl::ReductionKind redop,
-                        bool ringInNode, int64_t chunks, int64_t channels) {
+                        bool ringInNode, int64_t chunks, int64_t channels,
+                        const ccopt::RingOrders &nodeRings = {}) {
     add(ccopt::buildHierarchicalReduceScatter(b, b.getUnknownLoc(), nextName(),
                                               shape(n, m, redop, false), perNode,
-                                              ringInNode, chunks, channels),
+                                              ringInNode, chunks, channels, nodeRings),
         [=](int r, int64_t e) -> std::optional<float> {
           return reduceOver(redop, n, [&](int q) { return inputValue(q, r * m + e); });
         });
   }
   void addAllGather(int64_t n, int64_t perNode, int64_t m, bool ringInNode,
-                    int64_t chunks, int64_t channels) {
+                    int64_t chunks, int64_t channels, const ccopt::RingOrders &nodeRings = {}) {
     add(ccopt::buildHierarchicalAllGather(b, b.getUnknownLoc(), nextName(),
                                           shape(n, m, ccl::ReductionKind::Sum, false),
-                                          perNode, ringInNode, chunks, channels),
+                                          perNode, ringInNode, chunks, channels, nodeRings),
         [=](int, int64_t e) -> std::optional<float> {
           return inputValue(int(e / m), e % m);
         });
@@ -166,7 +167,8 @@ const int64_t counts[] = {1, 7, 4096, 30011};
 // Worlds of 1, 2, 3, 5 and 8 ranks in every split into nodes (one node,
 // one rank per node, and between), so that both phases and their absence
 // run, in one to three pieces per channel, inside the nodes directly or in
-// rings.
+// rings: in order, or (every other time) the channels alternating between
+// the node's GPUs backwards and rotated by one.
 TEST_F(HostExecutionBuilders, HierarchicalScatterGatherSmallWorlds) {
   int i = 0;
   for (auto [n, perNode] : {std::pair{1, 1}, {2, 1}, {2, 2}, {3, 1}, {3, 3}, {5, 1},
@@ -174,8 +176,15 @@ TEST_F(HostExecutionBuilders, HierarchicalScatterGatherSmallWorlds) {
     for (int64_t m : counts) {
       int64_t channels = 1 + i % 2, chunks = 1 + i % 3;
       bool ring = i % 4 >= 2;
-      addReduceScatter(n, perNode, m, redops[i % 3], ring, chunks, channels);
-      addAllGather(n, perNode, m, ring, chunks, channels);
+      ccopt::RingOrders nodeRings;
+      if (ring && i % 8 >= 4) {
+        std::vector<int64_t> backwards(perNode), rotated(perNode);
+        for (int64_t l = 0; l < perNode; ++l)
+          backwards[l] = perNode - 1 - l, rotated[l] = (l + 1) % perNode;
+        nodeRings = {backwards, rotated};
+      }
+      addReduceScatter(n, perNode, m, redops[i % 3], ring, chunks, channels, nodeRings);
+      addAllGather(n, perNode, m, ring, chunks, channels, nodeRings);
       ++i;
     }
   verifyAndRun();
@@ -195,10 +204,16 @@ TEST_F(HostExecutionBuilders, HierarchicalScatterGatherOnMachines) {
     for (int64_t m : counts)
       for (ccl::ReductionKind redop : redops) {
         int64_t channels = 1 + i % 2, chunks = 1 + i++ % 3;
+        // The node's NVLink rings, as the selection builds them.
         bool ring = !ccopt::nvlinkBetweenAll(*machine, firstRanks(*perNode));
-        addReduceScatter(n, *perNode, m, redop, ring, chunks, channels);
+        std::vector<int> node = firstRanks(*perNode);
+        ccopt::RingOrders nodeRings =
+            ring ? ccopt::toScheduleRanks(ccopt::topo::ringOrders(*machine, node, channels),
+                                          node)
+                 : ccopt::RingOrders();
+        addReduceScatter(n, *perNode, m, redop, ring, chunks, channels, nodeRings);
         if (redop == ccl::ReductionKind::Sum)
-          addAllGather(n, *perNode, m, ring, chunks, channels);
+          addAllGather(n, *perNode, m, ring, chunks, channels, nodeRings);
       }
   }
   verifyAndRun();
@@ -381,7 +396,7 @@ TEST_F(AlgorithmBuildersSimulation, HierarchicalHalvesAgainstRings) {
       for (int64_t channels : {1, 2, 4, 8, 16})
         for (int64_t pieces : {1, 4, 16}) {
           auto program = build(b, b.getUnknownLoc(), nextName(), shape(n, block), 8,
-                               /*ringInNode=*/false, pieces, channels);
+                               /*ringInNode=*/false, pieces, channels, {});
           double us = time(program, m);
           if (!bestChannels || us < best)
             best = us, bestChannels = channels, bestPieces = pieces;
