@@ -116,19 +116,22 @@ std::string cacheKey(const Machine &machine, llvm::ArrayRef<int> ranks) {
   return key;
 }
 
-/// GB/s the GPUs of `ranks` (one node) can move to and from each other
-/// together. CUDA sends between GPUs joined by NVLink over NVLink, never
+/// What the GPUs of `ranks` (one node) can move to and from each other
+/// together (GB/s), and the least of that one GPU's links carry. CUDA sends between GPUs joined by NVLink over NVLink, never
 /// PCIe peer to peer, so beside NVLink such a GPU reaches its peers over
 /// PCIe only through host memory, up to a CPU and down again, through PCIe
 /// switch uplinks that its neighbours share: its NVLinks count, and all of
 /// them together the flow between them and the CPUs. A GPU without NVLink
 /// (a PCIe machine) reaches its peers by PCIe peer to peer: every link
 /// counts. Cached per machine and ranks.
-double togetherBandwidth(const Machine &machine, llvm::ArrayRef<int> ranks) {
+struct Together {
+  double total = 0, leastGpu = 1e300;
+};
+Together togetherBandwidth(const Machine &machine, llvm::ArrayRef<int> ranks) {
   static std::mutex mutex;
-  static std::map<std::string, double> cache;
+  static std::map<std::string, Together> cache;
   std::lock_guard<std::mutex> lock(mutex);
-  auto [it, inserted] = cache.try_emplace(cacheKey(machine, ranks), 0);
+  auto [it, inserted] = cache.try_emplace(cacheKey(machine, ranks));
   if (!inserted)
     return it->second;
   const auto &devices = machine.devices();
@@ -138,23 +141,27 @@ double togetherBandwidth(const Machine &machine, llvm::ArrayRef<int> ranks) {
     if (devices[d].node == node && (devices[d].kind == DeviceKind::PcieSwitch ||
                                     devices[d].kind == DeviceKind::Cpu))
       role[d] = devices[d].kind == DeviceKind::Cpu ? 2 : 0;
-  double &total = it->second;
+  Together &together = it->second;
   bool throughHost = false;
   for (int r : ranks) {
     int gpu = machine.gpuDevice(r);
     bool nvlink = hasNvLink(machine, r);
+    double own = 0;
     for (int l : machine.outLinks(gpu))
       if (!nvlink || machine.links()[l].kind == LinkKind::NvLink)
-        total += machine.links()[l].bandwidth;
+        own += machine.links()[l].bandwidth;
+    together.total += own;
+    together.leastGpu = std::min(together.leastGpu, own);
     if (nvlink)
       role[gpu] = 1, throughHost = true;
   }
   if (!throughHost)
-    return total;
+    return together;
   double up = maxFlow(machine, role);
   for (char &x : role)
     x = x == 1 ? 2 : x == 2 ? 1 : x;
-  return total += std::max(up, maxFlow(machine, role));
+  together.total += std::max(up, maxFlow(machine, role));
+  return together;
 }
 
 /// Every cut of the participants of one node from the rest (the nodes are
@@ -268,16 +275,29 @@ double ccopt::topo::lowerBoundUs(CollectiveKind kind, llvm::ArrayRef<int> ranks,
     gpuBandwidth = std::min(gpuBandwidth, machine.injectionBandwidth(r));
     nodes.insert(machine.nodeOf(r));
   }
-  // On one node, where every rank moves the same share, the ranks together
-  // move no more than their NVLinks and the host path carry: a GPU's PCIe
-  // link reaches NVLink peers only through host memory (togetherBandwidth).
-  // (On several nodes it feeds the GPU's NIC beside NVLink.)
-  bool symmetric = kind == CollectiveKind::AllReduce ||
-                   kind == CollectiveKind::ReduceScatter ||
-                   kind == CollectiveKind::AllGather ||
-                   kind == CollectiveKind::AllToAll;
-  if (symmetric && nodes.size() == 1)
-    gpuBandwidth = std::min(gpuBandwidth, togetherBandwidth(machine, ranks) / n);
+  // On one node the ranks together move no more than their NVLinks and the
+  // host path carry: a GPU's PCIe link reaches NVLink peers only through
+  // host memory (togetherBandwidth). Where every rank moves the same share
+  // each has 1/n of that; a broadcast's n-1 receivers (a reduce's senders)
+  // each S, over all but the root's links, whichever GPU it is. (On
+  // several nodes the PCIe link feeds the GPU's NIC beside NVLink.)
+  if (nodes.size() == 1) {
+    Together together = togetherBandwidth(machine, ranks);
+    switch (kind) {
+    case CollectiveKind::AllReduce:
+    case CollectiveKind::ReduceScatter:
+    case CollectiveKind::AllGather:
+    case CollectiveKind::AllToAll:
+      gpuBandwidth = std::min(gpuBandwidth, together.total / n);
+      break;
+    case CollectiveKind::Broadcast:
+    case CollectiveKind::Reduce:
+      gpuBandwidth = std::min(gpuBandwidth, (together.total - together.leastGpu) / (n - 1));
+      break;
+    default:
+      break;
+    }
+  }
   double transferUs = share * bytes / (gpuBandwidth * 1e3); // GB/s = 1e3 B/µs
   // A switch that reduces (NVLS) halves what an all-reduce must move per
   // GPU: each sends its data once and receives the result once, the whole

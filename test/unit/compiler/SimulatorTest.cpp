@@ -762,9 +762,10 @@ TEST(Bounds, AllReduceFormulaOnOneNode) {
   // Other collectives move (n-1)/n or all of S.
   EXPECT_NEAR(lowerBoundUs(ccl::CollectiveKind::AllGather, ranks, GiB, m),
               0.6 + 7.0 / 8 * GiB / B, 1e-6);
-  // A broadcast's root sends alone: its whole PCIe link beside NVLink.
+  // A broadcast's 7 receivers each take S, through their NVLinks and what
+  // the host path gives all of them (7 x 240 + 4 x 24 uplinks).
   EXPECT_NEAR(lowerBoundUs(ccl::CollectiveKind::Broadcast, ranks, GiB, m),
-              0.6 + double(GiB) / 264e3, 1e-6);
+              0.6 + double(GiB) / (1776e3 / 7), 1e-6);
   // One rank communicates with nobody.
   EXPECT_EQ(lowerBoundUs(ccl::CollectiveKind::AllReduce, {0}, GiB, m), 0);
   // Any number of ranks: one hop.
