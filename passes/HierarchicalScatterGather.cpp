@@ -40,8 +40,8 @@ public:
                           ArrayRef<int64_t> order)
       : NodeMajorRanks(b.getContext(), program.getRanks(), P), b(b), loc(loc),
         C(C * pieces), scratchBlocks(scratchBlocks), ch(channel * pieces + piece),
-        order(order), ringInNode(ringInNode), finalize(program.getRedop() == ccl::ReductionKind::Avg &&
-                 !program.getPrescale()) {}
+        order(order), ringInNode(ringInNode),
+        finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()) {}
 
   /// The exchange inside the node, the ring along the rail, or both
   /// interleaved step by step (one piece per channel: each ring step's

@@ -38,12 +38,6 @@ struct Cut {
   double out, in; // GB/s leaving and entering the inside
 };
 
-bool hasNvLink(const Machine &machine, int rank) {
-  return llvm::any_of(machine.outLinks(machine.gpuDevice(rank)), [&](int l) {
-    return machine.links()[l].kind == LinkKind::NvLink;
-  });
-}
-
 /// Maximum flow (GB/s) from `sources` to `sinks` over the machine's links
 /// (Edmonds-Karp, every source and sink joined to a super source and sink);
 /// `blocked` devices carry nothing (GPUs do not forward).
@@ -117,13 +111,15 @@ std::string cacheKey(const Machine &machine, llvm::ArrayRef<int> ranks) {
 }
 
 /// What the GPUs of `ranks` (one node) can move to and from each other
-/// together (GB/s), and the least of that one GPU's links carry. CUDA sends between GPUs joined by NVLink over NVLink, never
-/// PCIe peer to peer, so beside NVLink such a GPU reaches its peers over
-/// PCIe only through host memory, up to a CPU and down again, through PCIe
-/// switch uplinks that its neighbours share: its NVLinks count, and all of
-/// them together the flow between them and the CPUs. A GPU without NVLink
-/// (a PCIe machine) reaches its peers by PCIe peer to peer: every link
-/// counts. Cached per machine and ranks.
+/// together (GB/s), and the least of that one GPU's own links carry. CUDA
+/// sends between GPUs joined by NVLink over NVLink, never PCIe peer to
+/// peer, so beside NVLink such a GPU reaches its peers over PCIe only
+/// through host memory, up to a CPU and down again, through PCIe switch
+/// uplinks that its neighbours share: its NVLinks count, and all of them
+/// together the flow between them and the CPUs. Where some two GPUs have
+/// neither NVLink nor a route through a CPU between them (a PCIe machine)
+/// they reach each other by PCIe peer to peer: every link counts. Cached
+/// per machine and ranks.
 struct Together {
   double total = 0, leastGpu = 1e300;
 };
@@ -141,21 +137,28 @@ Together togetherBandwidth(const Machine &machine, llvm::ArrayRef<int> ranks) {
     if (devices[d].node == node && (devices[d].kind == DeviceKind::PcieSwitch ||
                                     devices[d].kind == DeviceKind::Cpu))
       role[d] = devices[d].kind == DeviceKind::Cpu ? 2 : 0;
+  auto throughCpu = [&](int a, int b) {
+    return llvm::any_of(machine.route(a, b), [&](int l) {
+      return devices[machine.links()[l].to].kind == DeviceKind::Cpu;
+    });
+  };
+  bool peerToPeer = llvm::any_of(ranks, [&](int a) {
+    return llvm::any_of(ranks, [&](int b) {
+      return a != b && machine.routeKind(a, b) != LinkKind::NvLink && !throughCpu(a, b);
+    });
+  });
   Together &together = it->second;
-  bool throughHost = false;
   for (int r : ranks) {
     int gpu = machine.gpuDevice(r);
-    bool nvlink = hasNvLink(machine, r);
     double own = 0;
     for (int l : machine.outLinks(gpu))
-      if (!nvlink || machine.links()[l].kind == LinkKind::NvLink)
+      if (peerToPeer || machine.links()[l].kind == LinkKind::NvLink)
         own += machine.links()[l].bandwidth;
     together.total += own;
     together.leastGpu = std::min(together.leastGpu, own);
-    if (nvlink)
-      role[gpu] = 1, throughHost = true;
+    role[gpu] = 1;
   }
-  if (!throughHost)
+  if (peerToPeer)
     return together;
   double up = maxFlow(machine, role);
   for (char &x : role)
