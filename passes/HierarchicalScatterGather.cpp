@@ -309,10 +309,8 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
   ccopt::RingOrders orders =
       ringInNode ? repeatOverNodes(nodeRings, n, P) : ccopt::RingOrders();
   for (int64_t ch = 0; ch < C; ++ch) {
-    TaskOp task = buildTask(b, loc, program, ch, orders);
-    ArrayRef<int64_t> order;
-    if (auto map = task.getRankMap())
-      order = *map;
+    ArrayRef<int64_t> order =
+        buildTask(b, loc, program, ch, orders).getRankMap().value_or(ArrayRef<int64_t>());
     auto build = [&](int64_t piece, HierarchicalHalfBuilder::Phase phase) {
       HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch, piece, Q,
                                       ringInNode, order);

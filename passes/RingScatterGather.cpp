@@ -83,7 +83,7 @@ private:
 public:
   /// The ring order of the next channel built (schedule ranks by
   /// position; empty: the identity).
-  std::vector<int64_t> order;
+  ArrayRef<int64_t> order;
 
 private:
   /// Piece (channel, c) of a one-block buffer.
@@ -121,11 +121,8 @@ ProgramOp buildRingHalf(OpBuilder &b, Location loc, StringRef name, Half half,
   OpBuilder::InsertionGuard guard(b);
   RingHalfBuilder ring(b, loc, n, numChunks, numChannels);
   for (int64_t channel = 0; channel < numChannels; ++channel) {
-    buildTask(b, loc, program, channel, orders);
-    ring.order.clear();
-    if (!orders.empty() &&
-        !llvm::equal(orders[channel % orders.size()], llvm::seq<int64_t>(0, n)))
-      ring.order = orders[channel % orders.size()];
+    ring.order = buildTask(b, loc, program, channel, orders).getRankMap().value_or(
+        ArrayRef<int64_t>());
     ring.buildTask(half, channel,
                    shape.redop == ccl::ReductionKind::Avg && !program.getPrescale());
   }

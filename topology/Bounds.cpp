@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 
 using namespace ccopt::topo;
 using mlir::ccl::CollectiveKind;
@@ -96,6 +97,14 @@ double maxFlow(const Machine &machine, const std::vector<char> &role) {
   }
 }
 
+/// The maximum flow from `role`'s sources to its sinks, and back.
+std::pair<double, double> flowEachWay(const Machine &machine, std::vector<char> role) {
+  double there = maxFlow(machine, role);
+  for (char &r : role)
+    r = r == 1 ? 2 : r == 2 ? 1 : r;
+  return {there, maxFlow(machine, role)};
+}
+
 /// Names a machine and the ranks of a collective on it, for the caches.
 std::string cacheKey(const Machine &machine, llvm::ArrayRef<int> ranks) {
   std::string key = machine.name + "/" + std::to_string(machine.nodes) + "/" +
@@ -160,10 +169,8 @@ Together togetherBandwidth(const Machine &machine, llvm::ArrayRef<int> ranks) {
   }
   if (peerToPeer)
     return together;
-  double up = maxFlow(machine, role);
-  for (char &x : role)
-    x = x == 1 ? 2 : x == 2 ? 1 : x;
-  together.total += std::max(up, maxFlow(machine, role));
+  auto [up, down] = flowEachWay(machine, std::move(role));
+  together.total += std::max(up, down);
   return together;
 }
 
@@ -219,10 +226,7 @@ const std::vector<Cut> &nodeCuts(const Machine &machine,
         role[device] = 2;
       }
     }
-    cut.out = maxFlow(machine, role);
-    for (char &r : role)
-      r = r == 1 ? 2 : r == 2 ? 1 : r;
-    cut.in = maxFlow(machine, role);
+    std::tie(cut.out, cut.in) = flowEachWay(machine, std::move(role));
     cuts.push_back(std::move(cut));
   }
   return cuts;
