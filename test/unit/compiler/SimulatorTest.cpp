@@ -323,6 +323,29 @@ TEST_F(SimulatorTest, FoldingSymmetricRanksChangesNothing) {
   check(buildRingAllReduce(b, loc, "ar", shapeOf(n, 16 * MiB), 1, 2, orders), m, 64, true);
 }
 
+// Channels that run alike reach their events at times a rounding apart
+// when simulated one by one; taken in turn, those near-ties grew into a
+// different, 8% slower run of this all-gather (the selection's schedule for
+// 64 MiB on pcie4x8: each socket's ring, then across sockets). The
+// simulator takes events within a picosecond together, so the full run and
+// the folded one agree.
+TEST_F(SimulatorTest, FoldingHoldsWhereChannelsTieWithinARounding) {
+  topo::Machine m = preset("pcie4x8");
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  std::vector<int> socket = firstRanks(4);
+  int64_t channels = 8;
+  RingOrders socketRings =
+      toScheduleRanks(ringOrders(m, socket, channels), socket);
+  auto program = buildHierarchicalAllGather(b, b.getUnknownLoc(), "ag",
+                                            shapeOf(8, 8 * MiB), /*perNode=*/4,
+                                            /*ringInNode=*/true, /*chunks=*/32,
+                                            channels, socketRings);
+  SimOptions unfolded;
+  unfolded.foldSymmetricChannels = unfolded.foldSymmetricRanks = false;
+  EXPECT_NEAR(run(program, m).timeUs, run(program, m, unfolded).timeUs, 1e-6);
+}
+
 // A data-parallel group (one rank per node) folds to a single rank; a tree
 // (peers depend on the rank's place in it) and one node do not fold.
 TEST_F(SimulatorTest, RankPeriodOfGroupsTreesAndOneNode) {
@@ -513,8 +536,10 @@ TEST_F(SimulatorTest, LargerBufferNeverFaster) {
         auto program = ring(n, bytes, 4, 4);
         double us = run(program, m, {protocol}).timeUs;
         program->erase();
-        EXPECT_GE(us, previous) << name << " x" << nodes << " "
-                                << toString(protocol).str() << " " << bytes << " B";
+        // Events a picosecond apart happen together: equal times may
+        // differ by a rounding.
+        EXPECT_GE(us, previous - 1e-9) << name << " x" << nodes << " "
+                                       << toString(protocol).str() << " " << bytes << " B";
         previous = us;
       }
     }
