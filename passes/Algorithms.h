@@ -57,17 +57,24 @@ mlir::sched::ProgramOp buildRingAllReduce(mlir::OpBuilder &b, mlir::Location loc
 /// Ring reduce-scatter and all-gather: n-1 steps around the ring, pipelined
 /// like the all-reduce. `shape.count` is the block each rank ends with
 /// (reduce-scatter) or brings (all-gather); the other buffer holds n blocks.
+/// `staggered`: odd channels cut their share into one piece more (where it
+/// has the elements), so that their steps end while the even channels'
+/// still run: channels in lock-step leave the links idle together between
+/// steps and at a reduce-scatter's final local reductions. Algorithm
+/// "staggered_ring".
 mlir::sched::ProgramOp buildRingReduceScatter(mlir::OpBuilder &b,
                                               mlir::Location loc,
                                               llvm::StringRef name,
                                               const AllReduceShape &shape,
                                               int64_t chunks, int64_t channels,
-                                              const RingOrders &orders = {});
+                                              const RingOrders &orders = {},
+                                              bool staggered = false);
 mlir::sched::ProgramOp buildRingAllGather(mlir::OpBuilder &b, mlir::Location loc,
                                           llvm::StringRef name,
                                           const AllReduceShape &shape,
                                           int64_t chunks, int64_t channels,
-                                          const RingOrders &orders = {});
+                                          const RingOrders &orders = {},
+                                          bool staggered = false);
 
 /// One-shot all-reduce: every rank writes its input into every rank's
 /// scratch (n slots), then adds the slots in rank order. One hop; scratch

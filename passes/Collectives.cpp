@@ -82,7 +82,8 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
                                         "oneshot", "twoshot",
                                         "recursive_doubling", "halving_doubling",
                                         "hierarchical", "hierarchical_rd", "nvls"};
-  static const StringRef halves[] = {"ring", "direct", "hierarchical", "relay"};
+  static const StringRef halves[] = {"ring", "direct", "hierarchical", "relay",
+                                     "staggered_ring"};
   static const StringRef broadcast[] = {"chain", "direct", "binomial",
                                         "scatter_allgather"};
   static const StringRef reduce[] = {"chain", "direct", "binomial"};
@@ -255,7 +256,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "hierarchical")
       return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(), !nvlinkInNode(),
                                             chunks, channels, nodeRings());
-    return buildRingReduceScatter(b, loc, name, shape, chunks, channels, orders());
+    return buildRingReduceScatter(b, loc, name, shape, chunks, channels, orders(),
+                                  algorithm == "staggered_ring");
   case K::AllGather:
     if (algorithm == "direct")
       return buildDirectAllGather(b, loc, name, shape, channels);
@@ -265,7 +267,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "hierarchical")
       return buildHierarchicalAllGather(b, loc, name, shape, perNode(), !nvlinkInNode(),
                                         chunks, channels, nodeRings());
-    return buildRingAllGather(b, loc, name, shape, chunks, channels, orders());
+    return buildRingAllGather(b, loc, name, shape, chunks, channels, orders(),
+                              algorithm == "staggered_ring");
   case K::Broadcast:
   case K::Reduce:
     if (algorithm == "direct")

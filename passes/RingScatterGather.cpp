@@ -2,8 +2,9 @@
 //
 // The two halves of the ring all-reduce as collectives of their own: n-1
 // steps around r -> r+1, written once for every rank. Rank j's block of the
-// n-block buffer is contiguous (elements [j*m, (j+1)*m)), and each block is
-// split into channels x chunks pipelined pieces.
+// n-block buffer is contiguous (elements [j*m, (j+1)*m)), split into a
+// share per channel, and each share into `chunks` pipelined pieces (one
+// more on odd channels when staggered).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,11 +22,13 @@ enum class Half { ReduceScatter, AllGather };
 
 class RingHalfBuilder {
 public:
-  RingHalfBuilder(OpBuilder &b, Location loc, int64_t n, int64_t chunks,
-                  int64_t channels)
-      : b(b), loc(loc), n(n), chunks(chunks), blocks(chunks * channels) {}
+  RingHalfBuilder(OpBuilder &b, Location loc, int64_t n, int64_t channels)
+      : b(b), loc(loc), n(n), channels(channels) {}
 
-  void buildTask(Half half, int64_t channel, bool finalize) {
+  /// Builds `channel`'s task, its share in `pieces` pieces.
+  void buildTask(Half half, int64_t channel, int64_t pieces, bool finalize) {
+    chunks = pieces;
+    blocks = pieces * channels;
     MLIRContext *ctx = b.getContext();
     AffineExpr r = getAffineDimExpr(0, ctx), s = getAffineDimExpr(2, ctx);
     BufferKind whole = half == Half::ReduceScatter ? BufferKind::Input
@@ -101,12 +104,14 @@ private:
 
   OpBuilder &b;
   Location loc;
-  int64_t n, chunks, blocks;
+  int64_t n, channels;
+  int64_t chunks = 1, blocks = 1; // of the task being built
 };
 
 ProgramOp buildRingHalf(OpBuilder &b, Location loc, StringRef name, Half half,
                         const ccopt::AllReduceShape &shape, int64_t chunks,
-                        int64_t channels, const ccopt::RingOrders &orders) {
+                        int64_t channels, const ccopt::RingOrders &orders,
+                        bool staggered) {
   int64_t n = shape.ranks, m = shape.count;
   int64_t numChannels = std::min<int64_t>(channels, std::max<int64_t>(1, m));
   int64_t numChunks =
@@ -117,13 +122,14 @@ ProgramOp buildRingHalf(OpBuilder &b, Location loc, StringRef name, Half half,
       scatter ? ccl::CollectiveKind::ReduceScatter : ccl::CollectiveKind::AllGather,
       shape, /*hasRedop=*/scatter, /*input=*/scatter ? n * m : m,
       /*output=*/scatter ? m : n * m, /*scratch=*/scatter && n > 1 ? n * m : 0,
-      std::nullopt, "ring", numChannels, numChunks);
+      std::nullopt, staggered ? "staggered_ring" : "ring", numChannels, numChunks);
   OpBuilder::InsertionGuard guard(b);
-  RingHalfBuilder ring(b, loc, n, numChunks, numChannels);
+  RingHalfBuilder ring(b, loc, n, numChannels);
+  bool stagger = staggered && numChunks < m / numChannels;
   for (int64_t channel = 0; channel < numChannels; ++channel) {
     ring.order = buildTask(b, loc, program, channel, orders).getRankMap().value_or(
         ArrayRef<int64_t>());
-    ring.buildTask(half, channel,
+    ring.buildTask(half, channel, numChunks + (stagger && channel % 2),
                    shape.redop == ccl::ReductionKind::Avg && !program.getPrescale());
   }
   return program;
@@ -134,14 +140,15 @@ ProgramOp buildRingHalf(OpBuilder &b, Location loc, StringRef name, Half half,
 ProgramOp ccopt::buildRingReduceScatter(OpBuilder &b, Location loc,
                                         StringRef name, const AllReduceShape &shape,
                                         int64_t chunks, int64_t channels,
-                                        const RingOrders &orders) {
+                                        const RingOrders &orders, bool staggered) {
   return buildRingHalf(b, loc, name, Half::ReduceScatter, shape, chunks,
-                       channels, orders);
+                       channels, orders, staggered);
 }
 
 ProgramOp ccopt::buildRingAllGather(OpBuilder &b, Location loc, StringRef name,
                                     const AllReduceShape &shape, int64_t chunks,
-                                    int64_t channels, const RingOrders &orders) {
+                                    int64_t channels, const RingOrders &orders,
+                                    bool staggered) {
   return buildRingHalf(b, loc, name, Half::AllGather, shape, chunks, channels,
-                       orders);
+                       orders, staggered);
 }

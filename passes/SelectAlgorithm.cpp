@@ -12,6 +12,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <array>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <set>
@@ -125,12 +126,16 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     double us, latencyUs;
   };
 
+  static bool isRing(StringRef algorithm) {
+    return algorithm == "ring" || algorithm == "staggered_ring";
+  }
+
   /// Steps in a row that every candidate of `algorithm` takes: a ring's
   /// block goes round (an all-reduce's twice), a chain's message down the
   /// chain; 0 where not counted.
   static int64_t stepsInARow(const Collective &c, StringRef algorithm) {
     int64_t n = c.shape.ranks;
-    if (algorithm == "ring")
+    if (isRing(algorithm))
       return c.kind == ccl::CollectiveKind::AllReduce ? 2 * (n - 1) : n - 1;
     if (algorithm == "chain")
       return n - 1;
@@ -178,7 +183,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       if (floor[i] >= std::min(beat, best) || !(protocols >> i & 1))
         continue;
       if (kind == sched::ProtocolKind::LL128 && !ll128 &&
-          !((algorithm == "ring" || algorithm == "chain") && ringsOnNvlink(c)))
+          !((isRing(algorithm) || algorithm == "chain") && ringsOnNvlink(c)))
         continue;
       // Sizing the mailbox walks every rank's steps: only for a candidate
       // that wins, and where the walk stays within a few budgets (up to 32
@@ -333,7 +338,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       // half the budget.
       bool hierarchical = algorithm.starts_with("hierarchical") &&
                           c.kind != ccl::CollectiveKind::AllToAll;
-      bool pipelined = algorithm == "ring" || algorithm == "tree" ||
+      bool pipelined = isRing(algorithm) || algorithm == "tree" ||
                        algorithm == "chain" || algorithm == "binomial" || hierarchical ||
                        algorithm == "nvls" || c.kind == ccl::CollectiveKind::SendRecv;
       // The switch's steps run under Simple only (kProtocols[0]).
@@ -438,13 +443,13 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     }
     if (best.empty())
       return op->emitError("no algorithm can run this collective on the machine");
-    // Ties go to the catalogue's order.
-    auto rank = [&](const Choice &choice) {
-      return llvm::find(algorithms, choice.algorithm) - algorithms.begin();
+    // Ties, to the nanosecond (two schedules that keep the same links busy
+    // end a rounding apart), go to the catalogue's order.
+    auto key = [&](const Choice &choice) {
+      return std::make_pair(std::round(choice.timeUs * 1e3),
+                            llvm::find(algorithms, choice.algorithm) - algorithms.begin());
     };
-    llvm::stable_sort(best, [&](const Choice &a, const Choice &b) {
-      return std::make_pair(a.timeUs, rank(a)) < std::make_pair(b.timeUs, rank(b));
-    });
+    llvm::stable_sort(best, [&](const Choice &a, const Choice &b) { return key(a) < key(b); });
     Builder b(&getContext());
     op->setAttr("algorithm", b.getStringAttr(best[0].algorithm));
     op->setAttr("channels", b.getI64IntegerAttr(best[0].channels));

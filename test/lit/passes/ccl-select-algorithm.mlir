@@ -5,6 +5,7 @@
 // RUN: ccopt %S/Inputs/pcie-socket-collectives.mlir --topo pcie4x8 | FileCheck %s --check-prefix=SOCKETS
 // RUN: ccopt %S/Inputs/all-reduce-1gib-16-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=v100x8 nodes=2" | FileCheck %s --check-prefix=RAILS
 // RUN: ccopt %S/Inputs/nvls-all-reduces.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=NVLS
+// RUN: ccopt %S/Inputs/reduce-scatter-256mib.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=STAGGER
 
 // The node-aware all-reduce's pieces overlap NVLink and the network when
 // enough channels are in each phase: v100x8 (NCCL: 8 channels, the others'
@@ -21,9 +22,15 @@
 // NVLS: ccl.all_reduce sum %o -> %o {algorithm = "ring"
 // NVLS: ccl.all_reduce prod %m -> %m {algorithm = "ring"
 
+// On one NVSwitch node the ring's 32 channels in lock-step would leave the
+// links idle together between steps and during the final reductions; odd
+// channels in one piece more keep them busy.
+// STAGGER: ccl.reduce_scatter sum %{{.*}} {algorithm = "staggered_ring", channels = 32 : i64, chunks = 1 : i64
+// STAGGER-SAME: runner_up = "ring"
+
 // SOCKETS: ccl.all_reduce sum %{{.*}} {algorithm = "{{hierarchical|hierarchical_rd}}"
 // SOCKETS-SAME: runner_up = "{{hierarchical|hierarchical_rd}}"
-// SOCKETS: ccl.all_gather %{{.*}} {algorithm = "hierarchical"{{.*}}runner_up = "ring"
+// SOCKETS: ccl.all_gather %{{.*}} {algorithm = "hierarchical"{{.*}}runner_up = "{{ring|staggered_ring}}"
 // SOCKETS: sched.program @sockets_all_reduce_0
 // SOCKETS: sched.program @sockets_all_gather_1
 

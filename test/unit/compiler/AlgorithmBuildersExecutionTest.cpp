@@ -361,7 +361,7 @@ protected:
                                          ranks);
     auto build = scatter ? ccopt::buildRingReduceScatter : ccopt::buildRingAllGather;
     return time(build(b, b.getUnknownLoc(), nextName(), shape(n, m), chunks, channels,
-                      orders),
+                      orders, /*staggered=*/false),
                 machine);
   }
 
