@@ -221,6 +221,19 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     return best;
   }
 
+  /// The channel counts a search tries: the powers of two up to `most`,
+  /// and NCCL's count and twice it (v100x8's 12 run its six rings both
+  /// ways, 24 each twice; 16 would put four of them twice on their links).
+  std::vector<int64_t> channelCounts(int64_t most) {
+    std::set<int64_t> counts;
+    for (int64_t channels = 1; channels <= most; channels *= 2)
+      counts.insert(channels);
+    for (int64_t channels : {ncclChannels(machine), 2 * ncclChannels(machine)})
+      if (channels <= most)
+        counts.insert(channels);
+    return {counts.begin(), counts.end()};
+  }
+
   /// Steps one rank takes per channel and chunk (simulation cost grows
   /// with them).
   static int64_t stepsPerRank(const Collective &c, StringRef algorithm,
@@ -360,7 +373,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       bool nodeRingAfterOnePiece =
           hierarchical && c.kind != ccl::CollectiveKind::AllReduce && perNode &&
           !nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode));
-      for (int64_t channels = 1; channels <= mostChannels; channels *= 2) {
+      for (int64_t channels : channelCounts(mostChannels)) {
         if (perRankTasks && n * channels > kTaskBudget && channels != ncclChannels(machine))
           continue;
         // The model charges a channel's multimem loads like any flow, but an

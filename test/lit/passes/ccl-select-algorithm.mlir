@@ -6,6 +6,7 @@
 // RUN: ccopt %S/Inputs/all-reduce-1gib-16-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=v100x8 nodes=2" | FileCheck %s --check-prefix=RAILS
 // RUN: ccopt %S/Inputs/nvls-all-reduces.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=NVLS
 // RUN: ccopt %S/Inputs/reduce-scatter-256mib.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=STAGGER
+// RUN: ccopt %S/Inputs/reduce-scatter-256mib.mlir --emit=mlir --ccl-select-algorithm="topo=v100x8" | FileCheck %s --check-prefix=CUBE
 
 // The node-aware all-reduce's pieces overlap NVLink and the network when
 // enough channels are in each phase: v100x8 (NCCL: 8 channels, the others'
@@ -27,6 +28,10 @@
 // channels in one piece more keep them busy.
 // STAGGER: ccl.reduce_scatter sum %{{.*}} {algorithm = "staggered_ring", channels = 32 : i64, chunks = 1 : i64
 // STAGGER-SAME: runner_up = "ring"
+
+// v100x8's six NVLink rings, each way, twice: NCCL's 12 channels doubled
+// (no power of two; 16 would run four rings twice as often as the others).
+// CUBE: ccl.reduce_scatter sum %{{.*}} {algorithm = "{{ring|staggered_ring}}", channels = 24 : i64
 
 // SOCKETS: ccl.all_reduce sum %{{.*}} {algorithm = "{{hierarchical|hierarchical_rd}}"
 // SOCKETS-SAME: runner_up = "{{hierarchical|hierarchical_rd}}"
