@@ -28,7 +28,6 @@ public:
   /// Builds `channel`'s task, its share in `pieces` pieces.
   void buildTask(Half half, int64_t channel, int64_t pieces, bool finalize) {
     chunks = pieces;
-    blocks = pieces * channels;
     MLIRContext *ctx = b.getContext();
     AffineExpr r = getAffineDimExpr(0, ctx), s = getAffineDimExpr(2, ctx);
     BufferKind whole = half == Half::ReduceScatter ? BufferKind::Input
@@ -79,9 +78,9 @@ private:
   PartAttr rankPart(BufferKind kind, AffineExpr j, int64_t channel,
                     unsigned numDims) {
     AffineExpr c = getAffineDimExpr(1, b.getContext());
-    AffineExpr index = orderAt(order, (j + n) % n) * blocks + c + channel * chunks;
+    AffineExpr index = orderAt(order, (j + n) % n) * blocks() + c + channel * chunks;
     return PartAttr::get(b.getContext(), kind,
-                         AffineMap::get(numDims, 0, index), n * blocks);
+                         AffineMap::get(numDims, 0, index), n * blocks());
   }
 public:
   /// The ring order of the next channel built (schedule ranks by
@@ -93,7 +92,7 @@ private:
   PartAttr ownPart(BufferKind kind, int64_t channel, unsigned numDims) {
     AffineExpr c = getAffineDimExpr(1, b.getContext());
     return PartAttr::get(b.getContext(), kind,
-                         AffineMap::get(numDims, 0, c + channel * chunks), blocks);
+                         AffineMap::get(numDims, 0, c + channel * chunks), blocks());
   }
   AffineMapAttr peer(AffineExpr rank, unsigned numDims) {
     return ringPeer(rank, n, numDims);
@@ -105,7 +104,9 @@ private:
   OpBuilder &b;
   Location loc;
   int64_t n, channels;
-  int64_t chunks = 1, blocks = 1; // of the task being built
+  int64_t chunks = 1; // pieces of the task being built
+  /// Parts of a block in the task's grid: every channel's share in `chunks`.
+  int64_t blocks() const { return chunks * channels; }
 };
 
 ProgramOp buildRingHalf(OpBuilder &b, Location loc, StringRef name, Half half,

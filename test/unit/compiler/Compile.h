@@ -4,6 +4,7 @@
 #define CCOPT_TEST_UNIT_COMPILER_COMPILE_H
 
 #include "codegen/CudaEmitter.h"
+#include "passes/Collectives.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -12,8 +13,19 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <vector>
 
 namespace ccopt::test {
+
+/// The algorithms of `kind` that build without a machine: all but the
+/// node-aware ones and the relays (built from a machine's links).
+inline std::vector<llvm::StringRef> algorithmsWithoutMachine(mlir::ccl::CollectiveKind kind) {
+  std::vector<llvm::StringRef> algorithms;
+  for (llvm::StringRef algorithm : algorithmsFor(kind))
+    if (!algorithm.starts_with("hierarchical") && algorithm != "relay")
+      algorithms.push_back(algorithm);
+  return algorithms;
+}
 
 /// A compiled module and its emitted CUDA; `error` holds diagnostics when
 /// anything failed.

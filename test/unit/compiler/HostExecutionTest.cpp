@@ -177,10 +177,7 @@ TEST_F(HostExecution, ReduceScatterAndAllGatherAlgorithms) {
       shapes.push_back({ranks, block});
   // Those without a machine (HostExecutionBuilders runs the hierarchical
   // ones, RelayedCollectivesOnTheCubeMesh the relays).
-  std::vector<llvm::StringRef> algorithms;
-  for (llvm::StringRef algorithm : ccopt::algorithmsFor(ccl::CollectiveKind::ReduceScatter))
-    if (algorithm != "hierarchical" && algorithm != "relay")
-      algorithms.push_back(algorithm);
+  auto algorithms = ccopt::test::algorithmsWithoutMachine(ccl::CollectiveKind::ReduceScatter);
   for (auto [a, algorithm] : llvm::enumerate(algorithms))
     for (auto [i, shape] : llvm::enumerate(shapes)) {
       auto [n, m] = shape;
@@ -232,7 +229,7 @@ TEST_F(HostExecution, RootedAndAllToAllAlgorithms) {
   int index = 0;
   auto broadcast = ccopt::algorithmsFor(ccl::CollectiveKind::Broadcast);
   auto reduce = ccopt::algorithmsFor(ccl::CollectiveKind::Reduce);
-  auto allToAll = ccopt::algorithmsFor(ccl::CollectiveKind::AllToAll).take_front(2); // those without a machine
+  auto allToAll = ccopt::test::algorithmsWithoutMachine(ccl::CollectiveKind::AllToAll);
   for (size_t a = 0; a < broadcast.size(); ++a)
     for (int n : {1, 2, 3, 5, 8})
       for (int64_t m : {1, 7, 1000}) {

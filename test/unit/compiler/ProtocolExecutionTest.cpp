@@ -295,10 +295,7 @@ TEST_P(MailboxProtocol, AvgAndCompressedWire) {
 TEST_P(MailboxProtocol, ReduceScatterAndAllGather) {
   std::string text;
   int index = 0;
-  std::vector<llvm::StringRef> algorithms; // those without a machine
-  for (llvm::StringRef algorithm : ccopt::algorithmsFor(ccl::CollectiveKind::ReduceScatter))
-    if (algorithm != "hierarchical" && algorithm != "relay")
-      algorithms.push_back(algorithm);
+  auto algorithms = ccopt::test::algorithmsWithoutMachine(ccl::CollectiveKind::ReduceScatter);
   for (auto [t, type] : llvm::enumerate(kTypes))
     for (int n : {2, 3, 5, 8}) {
       int64_t m = (t + n) % 3 == 0 ? 1 : (t + n) % 3 == 1 ? 7 : 333;
@@ -320,7 +317,7 @@ TEST_P(MailboxProtocol, RootedAndAllToAll) {
   std::string text;
   int index = 0;
   auto rooted = ccopt::algorithmsFor(ccl::CollectiveKind::Reduce);
-  auto allToAll = ccopt::algorithmsFor(ccl::CollectiveKind::AllToAll).take_front(2); // those without a machine
+  auto allToAll = ccopt::test::algorithmsWithoutMachine(ccl::CollectiveKind::AllToAll);
   for (auto [t, type] : llvm::enumerate(kTypes))
     for (int n : {2, 3, 5, 8}) {
       int64_t m = (t + n) % 3 == 0 ? 1 : (t + n) % 3 == 1 ? 7 : 301;
