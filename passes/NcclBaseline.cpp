@@ -113,7 +113,7 @@ int64_t elementBytes(mlir::Type type) {
 } // namespace
 
 bool ccopt::ringsStayOnNvlink(const Machine &machine, llvm::ArrayRef<int> ranks) {
-  for (const std::vector<int> &ring : ringOrders(machine, ranks, ncclChannels(machine)))
+  for (const std::vector<int> &ring : ringOrders(machine, ranks, ncclChannels(machine), NodeCrossing::SameRail))
     for (size_t i = 0; i < ring.size(); ++i) {
       int a = ring[i], b = ring[(i + 1) % ring.size()];
       if (a != b && machine.nodeOf(a) == machine.nodeOf(b) &&
@@ -157,7 +157,7 @@ ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
   int64_t bytes = shape.count * elementBytes(shape.elementType);
   int64_t channels = ncclChannels(machine);
   RingOrders orders =
-      toScheduleRanks(ringOrders(machine, ranks, channels), ranks);
+      toScheduleRanks(ringOrders(machine, ranks, channels, NodeCrossing::SameRail), ranks);
   Fastest fastest(machine, ccl::CollectiveKind::AllReduce, ranks, bytes);
   Trees trees = ncclTrees(shape.ranks, machine.gpusPerNode);
   for (Protocol protocol : kProtocols) {
@@ -221,7 +221,7 @@ ccopt::ncclBaseline(MLIRContext *context, ccl::CollectiveKind kind,
   Fastest fastest(machine, kind, ranks, bytes);
   int64_t channels = ncclChannels(machine);
   auto orders = [&] {
-    return toScheduleRanks(ringOrders(machine, ranks, channels), ranks);
+    return toScheduleRanks(ringOrders(machine, ranks, channels, NodeCrossing::SameRail), ranks);
   };
   switch (kind) {
   case K::ReduceScatter:

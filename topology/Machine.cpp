@@ -59,6 +59,7 @@ void Machine::connect(int a, int b, LinkKind kind, double bandwidth,
   routes.clear();
   ringSearchMemo.clear();
   disjointRingsMemo.clear();
+  crossingRingsMemo.clear();
   xorSymmetryMemo.reset();
 }
 

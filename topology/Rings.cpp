@@ -2,6 +2,7 @@
 
 #include "topology/Rings.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <functional>
@@ -193,11 +194,140 @@ std::vector<std::vector<int>> disjointNvLinkRings(const Machine &m,
   return rings;
 }
 
+/// The time per byte (1 / GB/s) that the hops of some rings put on each link.
+using Loads = llvm::DenseMap<int, double>;
+
+void addHop(const Machine &m, int from, int to, Loads &loads) {
+  for (int l : m.route(from, to))
+    loads[l] += 1 / m.links()[l].bandwidth;
+}
+
+/// How busy links are: the busiest link's load, then the sum of the
+/// loads' squares (lower: spread wider).
+struct Congestion {
+  double busiest = 0, squares = 0;
+  bool operator<(const Congestion &o) const {
+    constexpr double eps = 1e-12;
+    if (busiest < o.busiest - eps || busiest > o.busiest + eps)
+      return busiest < o.busiest;
+    return squares < o.squares - eps;
+  }
+  /// Together with `extra` on top of `base` (whose congestion this is).
+  Congestion with(const Loads &base, const Loads &extra) const {
+    Congestion c = *this;
+    for (auto [l, load] : extra) {
+      double before = base.lookup(l), after = before + load;
+      c.busiest = std::max(c.busiest, after);
+      c.squares += after * after - before * before;
+    }
+    return c;
+  }
+};
+
+/// The order of `gpus` (one node's) from `enter` to `leave` whose hops load
+/// the busiest link least, then spread widest: on a PCIe node hops between
+/// switches share the switches' uplinks, which the slowest-hop search does
+/// not see. Exhaustive (up to 10 GPUs).
+std::vector<int> leastLoadedPath(const Machine &m, llvm::ArrayRef<int> gpus, int enter,
+                                 int leave) {
+  std::vector<int> order = {enter}, best;
+  if (gpus.size() > 10) {
+    for (int gpu : gpus)
+      if (gpu != enter && gpu != leave)
+        order.push_back(gpu);
+    order.push_back(leave);
+    return order;
+  }
+  Congestion bestCongestion{1e300, 1e300};
+  Loads loads;
+  std::function<void(Congestion)> visit = [&](Congestion now) {
+    if (bestCongestion < now)
+      return; // the busiest link only gets busier
+    bool last = order.size() + 1 == gpus.size();
+    for (int gpu : gpus) {
+      if (llvm::is_contained(order, gpu) || (gpu == leave) != last)
+        continue;
+      Loads hop;
+      addHop(m, order.back(), gpu, hop);
+      Congestion next = now.with(loads, hop);
+      for (auto [l, load] : hop)
+        loads[l] += load;
+      order.push_back(gpu);
+      if (!last)
+        visit(next);
+      else if (next < bestCongestion)
+        bestCongestion = next, best = order;
+      order.pop_back();
+      for (auto [l, load] : hop)
+        loads[l] -= load;
+    }
+  };
+  visit({});
+  return best;
+}
+
+/// NodeCrossing::LeastLoaded's rings over `nodes` (an even number, each
+/// the same number of ranks): node k is entered at local GPU a and left
+/// from b for even k, the other way for odd k (so every crossing stays on
+/// one rail), the pair (a, b) for each channel the one whose ring, on top
+/// of the channels before, loads the busiest link least.
+std::vector<std::vector<int>> leastLoadedRings(const Machine &m,
+                                               const std::vector<std::vector<int>> &nodes,
+                                               int count) {
+  int numNodes = nodes.size(), g = nodes[0].size();
+  // Nodes alike (the same local GPUs) share their paths, shifted.
+  auto local = [&](int k) {
+    std::vector<int> gpus;
+    for (int r : nodes[k])
+      gpus.push_back(r - m.nodeOf(r) * m.gpusPerNode);
+    return gpus;
+  };
+  std::map<std::tuple<std::vector<int>, int, int>, std::vector<int>> paths;
+  auto path = [&](int k, int a, int b) {
+    auto [it, fresh] = paths.try_emplace({local(k), a, b});
+    if (fresh) {
+      for (int r : leastLoadedPath(m, nodes[k], nodes[k][a], nodes[k][b]))
+        it->second.push_back(r - m.nodeOf(r) * m.gpusPerNode);
+    }
+    std::vector<int> ranks;
+    for (int l : it->second)
+      ranks.push_back(l + m.nodeOf(nodes[k][0]) * m.gpusPerNode);
+    return ranks;
+  };
+  std::vector<std::vector<int>> rings;
+  Loads total;
+  Congestion now;
+  for (int c = 0; c < count && c < g; ++c) {
+    std::vector<int> best;
+    Loads bestLoads;
+    Congestion bestCongestion{1e300, 1e300};
+    for (int a = 0; a < g; ++a)
+      for (int b = 0; b < g; ++b) {
+        if (a == b)
+          continue;
+        std::vector<int> ring;
+        for (int k = 0; k < numNodes; ++k)
+          llvm::append_range(ring, k % 2 ? path(k, b, a) : path(k, a, b));
+        Loads loads;
+        for (size_t i = 0; i < ring.size(); ++i)
+          addHop(m, ring[i], ring[(i + 1) % ring.size()], loads);
+        Congestion congestion = now.with(total, loads);
+        if (congestion < bestCongestion)
+          best = ring, bestLoads = loads, bestCongestion = congestion;
+      }
+    for (auto [l, load] : bestLoads)
+      total[l] += load;
+    now = bestCongestion;
+    rings.push_back(best);
+  }
+  return rings;
+}
+
 } // namespace
 
 std::vector<std::vector<int>> ccopt::topo::ringOrders(const Machine &machine,
                                                       llvm::ArrayRef<int> ranks,
-                                                      int count) {
+                                                      int count, NodeCrossing crossing) {
   std::map<int, std::vector<int>> byNode;
   for (int r : ranks)
     byNode[machine.nodeOf(r)].push_back(r);
@@ -206,6 +336,22 @@ std::vector<std::vector<int>> ccopt::topo::ringOrders(const Machine &machine,
     if (rings.size() > 1)
       return rings;
     return {bestRingOrder(machine, ranks)};
+  }
+  std::vector<std::vector<int>> nodes;
+  for (auto &[node, gpus] : byNode)
+    nodes.push_back(gpus);
+  bool alike = llvm::all_of(nodes, [&](auto &gpus) { return gpus.size() == nodes[0].size(); });
+  bool pcie = llvm::none_of(nodes[0], [&](int a) {
+    return llvm::any_of(nodes[0], [&](int b) {
+      return a != b && machine.routeKind(a, b) == LinkKind::NvLink;
+    });
+  });
+  if (crossing == NodeCrossing::LeastLoaded && alike && pcie && nodes.size() % 2 == 0 &&
+      nodes[0].size() >= 2) {
+    auto [it, fresh] = machine.crossingRingsMemo.try_emplace({ranks.vec(), count});
+    if (fresh)
+      it->second = leastLoadedRings(machine, nodes, count);
+    return it->second;
   }
   // Several nodes: channel c enters node k at local GPU (c + k) and leaves
   // it from local GPU (c + k + 1), where it enters node k+1: every crossing

@@ -19,15 +19,29 @@ namespace ccopt::topo {
 /// order. Returns the ranks in ring order.
 std::vector<int> bestRingOrder(const Machine &machine, llvm::ArrayRef<int> ranks);
 
+/// How a ring over several nodes goes through each node.
+enum class NodeCrossing {
+  /// In and out through one NIC rail, rotated per channel (what NCCL's
+  /// ring search prefers: NCCL_CROSS_NIC).
+  SameRail,
+  /// On nodes whose GPUs have no NVLink between them (a PCIe machine), in
+  /// through one NIC and out through another, the two and the path
+  /// between them chosen channel by channel so that the channels together
+  /// load the busiest link least: the node's hops share PCIe switch
+  /// uplinks and the sockets' link, which a ring entering and leaving
+  /// through one rail crosses both ways on every channel. Elsewhere (and on
+  /// an odd number of nodes) as SameRail.
+  LeastLoaded,
+};
+
 /// Up to `count` ring orders of `ranks` for as many channels, the way NCCL
 /// spreads its channels: on a node whose GPUs are joined by direct NVLinks
 /// (v100x8), Hamiltonian cycles that together use each link at most once
-/// per direction, each also run backwards; across nodes, every ring enters
-/// and leaves a node through the same rail, rotated per channel so that
-/// the channels use every NIC; elsewhere the best order. Each order lists
-/// world ranks.
+/// per direction, each also run backwards; across nodes as `crossing`
+/// says; elsewhere the best order. Each order lists world ranks.
 std::vector<std::vector<int>> ringOrders(const Machine &machine,
-                                         llvm::ArrayRef<int> ranks, int count);
+                                         llvm::ArrayRef<int> ranks, int count,
+                                         NodeCrossing crossing = NodeCrossing::LeastLoaded);
 
 } // namespace ccopt::topo
 

@@ -962,6 +962,44 @@ TEST(Rings, A100AnyOrderIsFine) {
         EXPECT_DOUBLE_EQ(m.routeBandwidth(a, b), 240) << a << " -> " << b;
 }
 
+// Rings over PCIe nodes: each socket link (10 GB/s against PCIe's 24) is
+// crossed once per ring and node when the ring enters a node through one
+// socket's NIC and leaves through the other's; entering and leaving through
+// one rail (NCCL's rings) crosses it both ways on every channel.
+TEST_F(SimulatorTest, PcieRingsCrossEachSocketLinkOncePerNode) {
+  topo::Machine m = preset("pcie4x8", 2);
+  auto socketHops = [&](NodeCrossing crossing) {
+    std::map<int, int> uses; // socket link -> ring hops over it
+    for (const std::vector<int> &ring : ringOrders(m, firstRanks(16), 2, crossing)) {
+      EXPECT_EQ(ring.size(), 16u);
+      for (size_t i = 0; i < ring.size(); ++i)
+        for (int l : m.route(ring[i], ring[(i + 1) % ring.size()]))
+          if (m.links()[l].kind == LinkKind::Smp)
+            ++uses[l];
+    }
+    return uses;
+  };
+  // Two nodes, two socket links each way: the two rings use each once.
+  std::map<int, int> leastLoaded = socketHops(NodeCrossing::LeastLoaded);
+  EXPECT_EQ(leastLoaded.size(), 4u);
+  for (auto [link, uses] : leastLoaded)
+    EXPECT_EQ(uses, 1) << link;
+  for (auto [link, uses] : socketHops(NodeCrossing::SameRail))
+    EXPECT_EQ(uses, 2) << link;
+  // A ring all-reduce moves its hops' bytes over the socket links half as
+  // often: twice as fast (they bound it).
+  auto time = [&](NodeCrossing crossing) {
+    OpBuilder b(&context);
+    b.setInsertionPointToEnd(module->getBody());
+    RingOrders orders =
+        toScheduleRanks(ringOrders(m, firstRanks(16), 2, crossing), firstRanks(16));
+    auto program = buildRingAllReduce(b, b.getUnknownLoc(), "ring" + std::to_string(counter++),
+                                      shapeOf(16, 256 * MiB), 16, 2, orders);
+    return run(program, m).timeUs;
+  };
+  EXPECT_NEAR(time(NodeCrossing::SameRail) / time(NodeCrossing::LeastLoaded), 2.0, 0.05);
+}
+
 TEST(Rings, SubsetsAndNodes) {
   // A subset keeps its members; two nodes chain node by node.
   topo::Machine v100 = preset("v100x8");
