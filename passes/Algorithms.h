@@ -149,6 +149,20 @@ bool nvlinkBetweenAll(const topo::Machine &machine, llvm::ArrayRef<int> ranks);
 std::optional<int64_t> ranksPerGroup(const topo::Machine &machine,
                                     llvm::ArrayRef<int> ranks);
 
+/// The groups of the hierarchical all-reduce over sockets: on several nodes
+/// whose GPUs reach the other socket's only across the sockets' link (a
+/// PCIe machine; ranks node by node, and in each node socket by socket, in
+/// equal blocks of at least 2), one socket of every node.
+struct SocketGroups {
+  /// Ranks per group: a socket's on every node.
+  int64_t size;
+  /// World ranks group by group, node by node in a group; position l of
+  /// every group is on the same node, across the sockets' link.
+  std::vector<int> order;
+};
+std::optional<SocketGroups> socketGroups(const topo::Machine &machine,
+                                         llvm::ArrayRef<int> ranks);
+
 /// Broadcast (or, with `reduce`, reduce) as a chain pipelined in chunks:
 /// from the root along `order` (schedule ranks; empty: 0, 1, ...), or
 /// towards the root for a reduce. Every rank gets its own task.

@@ -81,7 +81,8 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
   static const StringRef allReduce[] = {"ring",    "tree",
                                         "oneshot", "twoshot",
                                         "recursive_doubling", "halving_doubling",
-                                        "hierarchical", "hierarchical_rd", "nvls"};
+                                        "hierarchical", "hierarchical_rd", "nvls",
+                                        "hierarchical_sockets"};
   static const StringRef halves[] = {"ring", "direct", "hierarchical", "relay",
                                      "staggered_ring"};
   static const StringRef broadcast[] = {"chain", "direct", "binomial",
@@ -152,6 +153,13 @@ std::string algorithmUnsupported(const Collective &c, StringRef algorithm,
     if (!relays)
       return "relay needs the ranks on one node, where some GPUs lack an NVLink "
              "to each other but share an NVLink neighbour";
+    return "";
+  }
+  if (algorithm == "hierarchical_sockets") {
+    if (!machine || !socketGroups(*machine, ranks))
+      return "hierarchical_sockets needs several nodes whose GPUs reach the other "
+             "socket's only across the sockets' link (a PCIe machine), each holding "
+             "the same number of the ranks, node by node and socket by socket";
     return "";
   }
   if (!algorithm.starts_with("hierarchical"))
@@ -242,6 +250,20 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
       return buildHalvingDoublingAllReduce(b, loc, name, shape, channels);
     if (algorithm == "nvls")
       return buildNvlsAllReduce(b, loc, name, shape, chunks, channels);
+    if (algorithm == "hierarchical_sockets") {
+      // Schedule ranks group by group (an all-reduce's result is the same
+      // on every rank, whichever order they take); each group's ring as
+      // the machine orders its ranks.
+      SocketGroups groups = *socketGroups(*machine, c.ranks);
+      AllReduceShape bySocket = shape;
+      bySocket.rankMap.assign(groups.order.begin(), groups.order.end());
+      ArrayRef<int> group = ArrayRef<int>(groups.order).take_front(groups.size);
+      auto program = buildHierarchicalAllReduce(
+          b, loc, name, bySocket, groups.size, /*ringBetweenNodes=*/true, chunks, channels,
+          toScheduleRanks(topo::ringOrders(*machine, group, channels), group));
+      program.setAlgorithm(algorithm);
+      return program;
+    }
     if (algorithm.starts_with("hierarchical"))
       return buildHierarchicalAllReduce(b, loc, name, shape, perNode(),
                                         algorithm == "hierarchical", chunks, channels,

@@ -306,3 +306,22 @@ std::optional<int64_t> ccopt::ranksPerGroup(const topo::Machine &machine,
     return machine.routeKind(a, b) == topo::LinkKind::Smp;
   });
 }
+
+std::optional<ccopt::SocketGroups> ccopt::socketGroups(const topo::Machine &machine,
+                                                      llvm::ArrayRef<int> ranks) {
+  std::optional<int64_t> perNode = ranksPerGroup(machine, ranks);
+  if (!perNode || machine.nodeOf(ranks.front()) == machine.nodeOf(ranks.back()))
+    return std::nullopt;
+  std::optional<int64_t> perSocket = ranksPerGroup(machine, ranks.take_front(*perNode));
+  if (!perSocket)
+    return std::nullopt;
+  // Every node's sockets alike (ranksPerGroup checked only the first's).
+  for (size_t node = *perNode; node < ranks.size(); node += *perNode)
+    if (ranksPerGroup(machine, ranks.slice(node, *perNode)) != perSocket)
+      return std::nullopt;
+  SocketGroups groups{static_cast<int64_t>(ranks.size()) / (*perNode / *perSocket), {}};
+  for (int64_t socket = 0; socket < *perNode; socket += *perSocket)
+    for (size_t node = 0; node < ranks.size(); node += *perNode)
+      llvm::append_range(groups.order, ranks.slice(node + socket, *perSocket));
+  return groups;
+}

@@ -297,8 +297,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       return llvm::Log2_64(n) * c.bytes;
     if (allReduce && perNode && algorithm.starts_with("hierarchical"))
       return hierarchicalAllReduceSlots(
-                 *perNode, n / *perNode, algorithm == "hierarchical",
-                 !nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode)),
+                 *perNode, n / *perNode, algorithm != "hierarchical_rd",
+                 algorithm == "hierarchical_sockets" ||
+                     !nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode)),
                  c.shape.narrowWire()) *
              c.bytes;
     return 0;
@@ -313,7 +314,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     double fastest = 1e300; // over every candidate so far
     int64_t maxChannels =
         c.kind == ccl::CollectiveKind::SendRecv ? 1 : 2 * ncclChannels(machine);
-    std::optional<int64_t> perNode = ranksPerGroup(machine, c.ranks);
+    std::optional<int64_t> perNodeOfWorld = ranksPerGroup(machine, c.ranks);
     ArrayRef<StringRef> algorithms = algorithmsFor(c.kind);
     // Those with long chains of steps last: by then the best time so far
     // prunes most of their candidates. Over several nodes the node-aware
@@ -321,7 +322,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     // time cuts the others' simulations short.
     SmallVector<StringRef> searchOrder(algorithms);
     auto searchKey = [&](StringRef algorithm) {
-      return perNode && algorithm.starts_with("hierarchical") ? -1
+      return perNodeOfWorld && algorithm.starts_with("hierarchical") ? -1
                                                               : stepsInARow(c, algorithm);
     };
     llvm::stable_sort(searchOrder, [&](StringRef a, StringRef b) {
@@ -334,6 +335,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         continue;
       if (!algorithmUnsupported(c, algorithm, &machine).empty())
         continue;
+      // The ranks per group of the hierarchical ones.
+      std::optional<int64_t> perNode = algorithm == "hierarchical_sockets"
+                                           ? socketGroups(machine, c.ranks)->size
+                                           : perNodeOfWorld;
       // The direct algorithms (and the others' scratch copies) win on
       // latency, for small buffers and worlds.
       // (All-to-all is n^2 transfers whatever the algorithm; its direct form

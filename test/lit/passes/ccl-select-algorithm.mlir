@@ -7,11 +7,18 @@
 // RUN: ccopt %S/Inputs/nvls-all-reduces.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=NVLS
 // RUN: ccopt %S/Inputs/reduce-scatter-256mib.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=STAGGER
 // RUN: ccopt %S/Inputs/reduce-scatter-256mib.mlir --emit=mlir --ccl-select-algorithm="topo=v100x8" | FileCheck %s --check-prefix=CUBE
+// RUN: ccopt %S/Inputs/all-reduce-1gib-32-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=pcie4x8 nodes=4" | FileCheck %s --check-prefix=PCIE-NODES
 
 // The node-aware all-reduce's pieces overlap NVLink and the network when
 // enough channels are in each phase: v100x8 (NCCL: 8 channels, the others'
 // search: up to 16) takes 32, in pieces.
 // RAILS: ccl.all_reduce sum %{{.*}} {algorithm = "{{hierarchical|hierarchical_rd}}", channels = 32 : i64, chunks = {{[0-9]*[2-9]}} : i64
+
+// On several PCIe nodes each socket's GPUs of every node form a group (a
+// ring through them and their NICs), and only the blocks cross the
+// sockets' link: faster than the ring, which crosses it on every channel.
+// PCIE-NODES: ccl.all_reduce sum %{{.*}} {algorithm = "hierarchical_sockets"
+// PCIE-NODES-SAME: runner_up = "ring"
 
 // On one PCIe node the sockets' link is the bottleneck: the node-aware
 // algorithms, with the sockets as their groups, cross it with each block

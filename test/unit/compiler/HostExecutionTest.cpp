@@ -421,14 +421,16 @@ TEST_F(HostExecution, EveryAllReduceAlgorithmMatchesReference) {
 // recursive doubling between the nodes' GPUs of the same index; in pieces,
 // on three channels that start at each of the three phases; on v100x8 and
 // pcie4x8 with rings inside the nodes (not every pair has NVLink); on one
-// pcie4x8 node between its two sockets.
+// pcie4x8 node between its two sockets; on several pcie4x8 nodes in groups
+// of one socket of every node.
 TEST_F(HostExecution, HierarchicalAllReducesOverNodes) {
   for (auto [topo, nodes, algorithm, chunks] :
        {std::tuple{"a100x8", 2, "hierarchical", 1}, {"a100x8", 2, "hierarchical_rd", 1},
         {"v100x8", 3, "hierarchical", 1}, {"pcie4x8", 4, "hierarchical_rd", 1},
         {"a100x8", 2, "hierarchical", 3}, {"a100x8", 4, "hierarchical_rd", 4},
         {"v100x8", 2, "hierarchical_rd", 2}, {"pcie4x8", 1, "hierarchical", 2},
-        {"pcie4x8", 1, "hierarchical_rd", 1}}) {
+        {"pcie4x8", 1, "hierarchical_rd", 1}, {"pcie4x8", 2, "hierarchical_sockets", 2},
+        {"pcie4x8", 4, "hierarchical_sockets", 1}}) {
     int ranks = 8 * nodes;
     std::vector<Case> cases;
     for (int64_t count : {1, 7, 4096, 30011})

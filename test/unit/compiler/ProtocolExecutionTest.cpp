@@ -233,7 +233,7 @@ TEST_P(MailboxProtocol, EveryAllReduceAlgorithm) {
     const int worlds[] = {2, 3, 5, 8}, powers[] = {2, 4, 8};
     for (auto [t, type] : llvm::enumerate(kTypes))
       for (int64_t count : {1, 7, 1003}) {
-        // The hierarchical ones run on two a100x8 nodes (16 ranks).
+        // The hierarchical ones run on two nodes (16 ranks).
         bool nodes = algorithm.starts_with("hierarchical");
         int n = nodes ? 16
                 : algorithm.ends_with("doubling") ? powers[(t + count) % 3]
@@ -250,7 +250,9 @@ TEST_P(MailboxProtocol, EveryAllReduceAlgorithm) {
                               algorithm, GetParam());
       }
     SCOPED_TRACE(algorithm.str());
-    if (algorithm.starts_with("hierarchical")) { // in pieces, three phases apart
+    if (algorithm == "hierarchical_sockets") // a socket of every PCIe node
+      runAll(text, {"pcie4x8", "", 2, /*chunks=*/2, /*channels=*/3}, index);
+    else if (algorithm.starts_with("hierarchical")) { // in pieces, three phases apart
       runAll(text, {"a100x8", "", 2, /*chunks=*/2, /*channels=*/3}, index);
       runAll(text, {"v100x8", "", 2, /*chunks=*/2, /*channels=*/3}, index); // rings in the nodes
     }
