@@ -82,12 +82,12 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
                                         "oneshot", "twoshot",
                                         "recursive_doubling", "halving_doubling",
                                         "hierarchical", "hierarchical_rd", "nvls",
-                                        "hierarchical_sockets"};
+                                        "hierarchical_sockets", "ring_sockets"};
   static const StringRef halves[] = {"ring", "direct", "hierarchical", "relay",
-                                     "staggered_ring"};
+                                     "staggered_ring", "ring_sockets"};
   static const StringRef broadcast[] = {"chain", "direct", "binomial",
-                                        "scatter_allgather"};
-  static const StringRef reduce[] = {"chain", "direct", "binomial"};
+                                        "scatter_allgather", "chain_sockets"};
+  static const StringRef reduce[] = {"chain", "direct", "binomial", "chain_sockets"};
   static const StringRef allToAll[] = {"pairwise", "direct", "hierarchical", "relay"};
   static const StringRef pointToPoint[] = {"direct"};
   switch (kind) {
@@ -155,6 +155,14 @@ std::string algorithmUnsupported(const Collective &c, StringRef algorithm,
              "to each other but share an NVLink neighbour";
     return "";
   }
+  if (algorithm == "ring_sockets" || algorithm == "chain_sockets") {
+    if (!machine || !topo::socketRingsApply(*machine, ranks))
+      return (algorithm + " needs three or more nodes whose GPUs have no NVLink and "
+                          "split into two sockets of at least 2 of the ranks, each node "
+                          "holding the same number")
+          .str();
+    return "";
+  }
   if (algorithm == "hierarchical_sockets") {
     if (!machine || !socketGroups(*machine, ranks))
       return "hierarchical_sockets needs several nodes whose GPUs reach the other "
@@ -214,10 +222,21 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
                                  StringRef algorithm, int64_t chunks,
                                  int64_t channels) {
   const AllReduceShape &shape = c.shape;
+  // Rings and chains through one socket of every node, then the other's,
+  // for the _sockets algorithms.
+  bool bySocket = algorithm.ends_with("_sockets");
   auto orders = [&] {
-    return machine ? toScheduleRanks(topo::ringOrders(*machine, c.ranks, channels),
-                                     c.ranks)
+    return machine ? toScheduleRanks(
+                         topo::ringOrders(*machine, c.ranks, channels,
+                                          bySocket ? topo::NodeCrossing::BySocket
+                                                   : topo::NodeCrossing::LeastLoaded),
+                         c.ranks)
                    : RingOrders();
+  };
+  // The program under the algorithm's own name.
+  auto named = [&](sched::ProgramOp program) {
+    program.setAlgorithm(algorithm);
+    return program;
   };
   bool reduce = c.kind == K::Reduce;
   auto perNode = [&] { return *ranksPerGroup(*machine, c.ranks); };
@@ -255,20 +274,18 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
       // on every rank, whichever order they take); each group's ring as
       // the machine orders its ranks.
       SocketGroups groups = *socketGroups(*machine, c.ranks);
-      AllReduceShape bySocket = shape;
-      bySocket.rankMap.assign(groups.order.begin(), groups.order.end());
+      AllReduceShape grouped = shape;
+      grouped.rankMap.assign(groups.order.begin(), groups.order.end());
       ArrayRef<int> group = ArrayRef<int>(groups.order).take_front(groups.size);
-      auto program = buildHierarchicalAllReduce(
-          b, loc, name, bySocket, groups.size, /*ringBetweenNodes=*/true, chunks, channels,
-          toScheduleRanks(topo::ringOrders(*machine, group, channels), group));
-      program.setAlgorithm(algorithm);
-      return program;
+      return named(buildHierarchicalAllReduce(
+          b, loc, name, grouped, groups.size, /*ringBetweenNodes=*/true, chunks, channels,
+          toScheduleRanks(topo::ringOrders(*machine, group, channels), group)));
     }
     if (algorithm.starts_with("hierarchical"))
       return buildHierarchicalAllReduce(b, loc, name, shape, perNode(),
                                         algorithm == "hierarchical", chunks, channels,
                                         nodeRings());
-    return buildRingAllReduce(b, loc, name, shape, chunks, channels, orders());
+    return named(buildRingAllReduce(b, loc, name, shape, chunks, channels, orders()));
   case K::ReduceScatter:
     if (algorithm == "direct")
       return buildDirectReduceScatter(b, loc, name, shape, channels);
@@ -278,8 +295,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "hierarchical")
       return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(), !nvlinkInNode(),
                                             chunks, channels, nodeRings());
-    return buildRingReduceScatter(b, loc, name, shape, chunks, channels, orders(),
-                                  algorithm == "staggered_ring");
+    return named(buildRingReduceScatter(b, loc, name, shape, chunks, channels, orders(),
+                                        algorithm == "staggered_ring"));
   case K::AllGather:
     if (algorithm == "direct")
       return buildDirectAllGather(b, loc, name, shape, channels);
@@ -289,8 +306,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "hierarchical")
       return buildHierarchicalAllGather(b, loc, name, shape, perNode(), !nvlinkInNode(),
                                         chunks, channels, nodeRings());
-    return buildRingAllGather(b, loc, name, shape, chunks, channels, orders(),
-                              algorithm == "staggered_ring");
+    return named(buildRingAllGather(b, loc, name, shape, chunks, channels, orders(),
+                                    algorithm == "staggered_ring"));
   case K::Broadcast:
   case K::Reduce:
     if (algorithm == "direct")
@@ -300,8 +317,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
                                     channels);
     if (algorithm == "scatter_allgather")
       return buildScatterAllGatherBroadcast(b, loc, name, shape, c.root, channels);
-    return buildChainBroadcast(b, loc, name, shape, c.root, reduce, chunks,
-                               channels, orders());
+    return named(buildChainBroadcast(b, loc, name, shape, c.root, reduce, chunks,
+                                     channels, orders()));
   case K::SendRecv:
     return buildSendRecv(b, loc, name, shape, chunks);
   default:

@@ -127,7 +127,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   };
 
   static bool isRing(StringRef algorithm) {
-    return algorithm == "ring" || algorithm == "staggered_ring";
+    return algorithm == "ring" || algorithm == "staggered_ring" || algorithm == "ring_sockets";
+  }
+  static bool isChain(StringRef algorithm) {
+    return algorithm == "chain" || algorithm == "chain_sockets";
   }
 
   /// Steps in a row that every candidate of `algorithm` takes: a ring's
@@ -137,7 +140,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     int64_t n = c.shape.ranks;
     if (isRing(algorithm))
       return c.kind == ccl::CollectiveKind::AllReduce ? 2 * (n - 1) : n - 1;
-    if (algorithm == "chain")
+    if (isChain(algorithm))
       return n - 1;
     return 0;
   }
@@ -183,7 +186,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       if (floor[i] >= std::min(beat, best) || !(protocols >> i & 1))
         continue;
       if (kind == sched::ProtocolKind::LL128 && !ll128 &&
-          !((isRing(algorithm) || algorithm == "chain") && ringsOnNvlink(c)))
+          !((isRing(algorithm) || isChain(algorithm)) && ringsOnNvlink(c)))
         continue;
       // Sizing the mailbox walks every rank's steps: only for a candidate
       // that wins, and where the walk stays within a few budgets (up to 32
@@ -239,7 +242,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   static int64_t stepsPerRank(const Collective &c, StringRef algorithm,
                               std::optional<int64_t> perNode) {
     int64_t n = c.shape.ranks;
-    if (algorithm == "tree" || algorithm == "chain" ||
+    if (algorithm == "tree" || isChain(algorithm) ||
         c.kind == ccl::CollectiveKind::SendRecv)
       return 4;
     if (algorithm == "binomial")
@@ -357,7 +360,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       bool hierarchical = algorithm.starts_with("hierarchical") &&
                           c.kind != ccl::CollectiveKind::AllToAll;
       bool pipelined = isRing(algorithm) || algorithm == "tree" ||
-                       algorithm == "chain" || algorithm == "binomial" || hierarchical ||
+                       isChain(algorithm) || algorithm == "binomial" || hierarchical ||
                        algorithm == "nvls" || c.kind == ccl::CollectiveKind::SendRecv;
       // The switch's steps run under Simple only (kProtocols[0]).
       unsigned protocols = algorithm == "nvls" ? 1u : ~0u;
@@ -429,7 +432,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       // step budget cut it short, or they are no power of two; up to 16
       // budgets: as much as simulating NCCL's choice for the report costs).
       int64_t channels = ncclChannels(machine);
-      int64_t part = algorithm == "chain" ? c.bytes / channels : c.bytes / (n * channels);
+      int64_t part = isChain(algorithm) ? c.bytes / channels : c.bytes / (n * channels);
       // A tree's pieces run under their own protocol only (others would
       // stream finer pieces than NCCL ever cuts).
       std::map<int64_t, unsigned> ncclPieces; // pieces -> protocols (bits of kProtocols)

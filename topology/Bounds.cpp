@@ -232,6 +232,61 @@ const std::vector<Cut> &nodeCuts(const Machine &machine,
   return cuts;
 }
 
+/// Every cut that takes the same GPUs (by local index) of every node, on
+/// several nodes each holding the same local GPUs of the collective, e.g.
+/// one socket of every node. A rail joins the NICs of one index only, so
+/// what crosses such a cut crosses it inside some node: (averaged over the
+/// nodes, which the rails treat alike) each node's own max-flow between its
+/// two sides, times the nodes, where every NIC has a single link into its
+/// node (a flow out through rail k and back in through it then only turns
+/// around at the NIC). Cached per machine and ranks.
+const std::vector<Cut> &sameGpusOfEveryNodeCuts(const Machine &machine,
+                                                 llvm::ArrayRef<int> ranks) {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<Cut>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = cache.try_emplace(cacheKey(machine, ranks));
+  if (!inserted)
+    return it->second;
+  std::vector<Cut> &cuts = it->second;
+  int g = machine.gpusPerNode, first = machine.nodeOf(ranks.front());
+  std::map<int, std::vector<int>> localsByNode; // node -> local indices, in order
+  for (int r : ranks)
+    localsByNode[machine.nodeOf(r)].push_back(r - machine.nodeOf(r) * g);
+  const std::vector<int> &locals = localsByNode.begin()->second;
+  if (localsByNode.size() < 2 || locals.size() > 12 || locals.size() < 2 ||
+      llvm::any_of(localsByNode, [&](auto &node) { return node.second != locals; }))
+    return cuts;
+  double nodes = localsByNode.size();
+  const auto &devices = machine.devices();
+  for (size_t d = 0; d < devices.size(); ++d)
+    if (devices[d].kind == DeviceKind::Nic &&
+        llvm::count_if(machine.outLinks(d), [&](int l) {
+          return devices[machine.links()[l].to].node == devices[d].node;
+        }) != 1)
+      return cuts;
+  for (unsigned mask = 1; mask + 1 < 1u << locals.size(); ++mask) {
+    std::vector<char> role(devices.size(), 0);
+    for (size_t d = 0; d < devices.size(); ++d)
+      if (devices[d].node != first || devices[d].kind == DeviceKind::Gpu)
+        role[d] = 3; // off this node, or a GPU not taking part
+    Cut cut;
+    for (auto [bit, local] : llvm::enumerate(locals)) {
+      bool inside = mask >> bit & 1;
+      role[machine.gpuDevice(first * g + local)] = inside ? 1 : 2;
+      if (inside)
+        for (auto [i, r] : llvm::enumerate(ranks))
+          if (r % g == local)
+            cut.inside.push_back(i);
+    }
+    std::tie(cut.out, cut.in) = flowEachWay(machine, std::move(role));
+    cut.out *= nodes;
+    cut.in *= nodes;
+    cuts.push_back(std::move(cut));
+  }
+  return cuts;
+}
+
 /// The time (µs) `kind` needs across `cut`: what must leave and enter the
 /// inside, over the cut's bandwidth each way.
 double cutTimeUs(CollectiveKind kind, const Cut &cut, int n, int64_t bytes) {
@@ -334,11 +389,13 @@ double ccopt::topo::lowerBoundUs(CollectiveKind kind, llvm::ArrayRef<int> ranks,
     double nodeBytes = kind == CollectiveKind::AllToAll ? bytes * perNode : bytes;
     transferUs = std::max(transferUs, nodeShare * nodeBytes / (nic * 1e3));
   }
-  // Cuts inside a node (and between part of a node and the rest).
+  // Cuts inside a node (and between part of a node and the rest), and
+  // those that take the same GPUs of every node.
   if (bytes > 0 && withNodeCuts)
-    for (const Cut &cut : nodeCuts(machine, ranks))
-      if (cut.out > 0 && cut.in > 0)
-        transferUs = std::max(transferUs, cutTimeUs(kind, cut, n, bytes));
+    for (const auto *cuts : {&nodeCuts(machine, ranks), &sameGpusOfEveryNodeCuts(machine, ranks)})
+      for (const Cut &cut : *cuts)
+        if (cut.out > 0 && cut.in > 0)
+          transferUs = std::max(transferUs, cutTimeUs(kind, cut, n, bytes));
   // Latency: some message crosses the most remote kind of link, at least
   // at the lowest per-hop latency (LL's).
   LinkKind worst = numNodes > 1 ? LinkKind::Net : LinkKind::NvLink;

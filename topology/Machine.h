@@ -103,8 +103,8 @@ public:
   /// by (GPUs, closed, last GPU).
   mutable std::map<std::tuple<std::vector<int>, bool, int>, std::vector<int>> ringSearchMemo;
   /// Rings over PCIe nodes that enter and leave each node through
-  /// different NICs (topo::ringOrders), by (ranks, count).
-  mutable std::map<std::pair<std::vector<int>, int>, std::vector<std::vector<int>>>
+  /// different NICs (topo::ringOrders), by (ranks, count, by socket).
+  mutable std::map<std::tuple<std::vector<int>, int, bool>, std::vector<std::vector<int>>>
       crossingRingsMemo;
   /// NVLink-disjoint rings through a node found so far, by GPUs.
   mutable std::map<std::vector<int>, std::vector<std::vector<int>>> disjointRingsMemo;

@@ -5,8 +5,10 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <array>
 #include <functional>
 #include <map>
+#include <numeric>
 
 using namespace ccopt::topo;
 
@@ -266,33 +268,124 @@ std::vector<int> leastLoadedPath(const Machine &m, llvm::ArrayRef<int> gpus, int
   return best;
 }
 
-/// NodeCrossing::LeastLoaded's rings over `nodes` (an even number, each
-/// the same number of ranks): node k is entered at local GPU a and left
-/// from b for even k, the other way for odd k (so every crossing stays on
-/// one rail), the pair (a, b) for each channel the one whose ring, on top
-/// of the channels before, loads the busiest link least.
+/// The positions in `gpus` (one node's) of the two sockets' GPUs: those
+/// that reach gpus[0] without the sockets' link, and the others; empty
+/// unless every GPU reaches its socket's others without that link and the
+/// other socket's only across it.
+std::array<std::vector<int>, 2> socketsOf(const Machine &m, llvm::ArrayRef<int> gpus) {
+  std::array<std::vector<int>, 2> sockets;
+  for (size_t i = 0; i < gpus.size(); ++i)
+    sockets[m.routeKind(gpus[0], gpus[i]) == LinkKind::Smp].push_back(i);
+  for (int s : {0, 1})
+    for (int a : sockets[s]) {
+      for (int b : sockets[s])
+        if (m.routeKind(gpus[a], gpus[b]) == LinkKind::Smp)
+          return {};
+      for (int b : sockets[1 - s])
+        if (m.routeKind(gpus[a], gpus[b]) != LinkKind::Smp)
+          return {};
+    }
+  return sockets;
+}
+
+/// Several nodes' ranks, node by node, where every node holds the same
+/// number and no two of a node's GPUs have NVLink between them; empty
+/// otherwise.
+std::vector<std::vector<int>> pcieNodes(const Machine &m, llvm::ArrayRef<int> ranks) {
+  std::map<int, std::vector<int>> byNode;
+  for (int r : ranks)
+    byNode[m.nodeOf(r)].push_back(r);
+  std::vector<std::vector<int>> nodes;
+  for (auto &[node, gpus] : byNode)
+    nodes.push_back(gpus);
+  bool alike = llvm::all_of(nodes, [&](auto &gpus) { return gpus.size() == nodes[0].size(); });
+  bool pcie = llvm::none_of(nodes[0], [&](int a) {
+    return llvm::any_of(nodes[0], [&](int b) {
+      return a != b && m.routeKind(a, b) == LinkKind::NvLink;
+    });
+  });
+  if (nodes.size() < 2 || !alike || !pcie || nodes[0].size() < 2)
+    return {};
+  return nodes;
+}
+
+/// The rings of NodeCrossing::LeastLoaded (`bySocket` false: node by node,
+/// on an even number of nodes; node k entered at local GPU a and left from
+/// b for even k, the other way for odd k, so that every crossing stays on
+/// one rail) or BySocket (one socket of every node in turn, across the
+/// sockets' link at the last node, the other socket of every node back, and
+/// across at the first; channel c starts at node c) over `nodes`. For each
+/// channel the entry and exit GPUs whose ring, on top of the channels
+/// before, loads the busiest link least. Empty where the crossing does not
+/// apply.
 std::vector<std::vector<int>> leastLoadedRings(const Machine &m,
                                                const std::vector<std::vector<int>> &nodes,
-                                               int count) {
+                                               int count, bool bySocket) {
   int numNodes = nodes.size(), g = nodes[0].size();
-  // Nodes alike (the same local GPUs) share their paths, shifted.
+  std::array<std::vector<int>, 2> sockets = socketsOf(m, nodes[0]);
+  if (bySocket ? numNodes < 3 || sockets[0].size() < 2 || sockets[1].size() < 2
+               : numNodes % 2 != 0)
+    return {};
+  std::vector<int> everyGpu(g);
+  std::iota(everyGpu.begin(), everyGpu.end(), 0);
+  // A node's local GPUs (nodes alike share their paths, shifted).
   auto local = [&](int k) {
     std::vector<int> gpus;
     for (int r : nodes[k])
       gpus.push_back(r - m.nodeOf(r) * m.gpusPerNode);
     return gpus;
   };
-  std::map<std::tuple<std::vector<int>, int, int>, std::vector<int>> paths;
-  auto path = [&](int k, int a, int b) {
-    auto [it, fresh] = paths.try_emplace({local(k), a, b});
+  // The path through the GPUs at positions `part` of node k from position
+  // a to b, as world ranks.
+  std::map<std::tuple<std::vector<int>, std::vector<int>, int, int>, std::vector<int>> paths;
+  auto path = [&](int k, const std::vector<int> &part, int a, int b) {
+    auto [it, fresh] = paths.try_emplace({local(k), part, a, b});
     if (fresh) {
-      for (int r : leastLoadedPath(m, nodes[k], nodes[k][a], nodes[k][b]))
+      std::vector<int> gpus;
+      for (int i : part)
+        gpus.push_back(nodes[k][i]);
+      for (int r : leastLoadedPath(m, gpus, nodes[k][a], nodes[k][b]))
         it->second.push_back(r - m.nodeOf(r) * m.gpusPerNode);
     }
     std::vector<int> ranks;
     for (int l : it->second)
       ranks.push_back(l + m.nodeOf(nodes[k][0]) * m.gpusPerNode);
     return ranks;
+  };
+  // Every candidate ring of channel c.
+  auto candidates = [&](int c, auto take) {
+    if (!bySocket) {
+      for (int a = 0; a < g; ++a)
+        for (int b = 0; b < g; ++b)
+          if (a != b) {
+            std::vector<int> ring;
+            for (int k = 0; k < numNodes; ++k)
+              llvm::append_range(ring, path(k, everyGpu, k % 2 ? b : a, k % 2 ? a : b));
+            take(ring);
+          }
+      return;
+    }
+    // Node k of the channel's order; x[k] (y[k]) the GPU of the first
+    // (second) socket between its visits to nodes k-1 and k.
+    auto node = [&](int k) { return (c + k) % numNodes; };
+    const std::vector<int> &first = sockets[0], &second = sockets[1];
+    for (int a1 : first)
+      for (int a2 : first)
+        for (int b1 : second)
+          for (int b2 : second) {
+            if (a1 == a2 || b1 == b2)
+              continue;
+            auto x = [&](int k) { return k % 2 ? a1 : a2; };
+            auto y = [&](int k) { return k % 2 ? b1 : b2; };
+            int last = numNodes - 1;
+            std::vector<int> ring = path(node(0), everyGpu, y(1), x(1));
+            for (int k = 1; k < last; ++k)
+              llvm::append_range(ring, path(node(k), first, x(k), x(k + 1)));
+            llvm::append_range(ring, path(node(last), everyGpu, x(last), y(last)));
+            for (int k = last - 1; k >= 1; --k)
+              llvm::append_range(ring, path(node(k), second, y(k + 1), y(k)));
+            take(ring);
+          }
   };
   std::vector<std::vector<int>> rings;
   Loads total;
@@ -301,20 +394,14 @@ std::vector<std::vector<int>> leastLoadedRings(const Machine &m,
     std::vector<int> best;
     Loads bestLoads;
     Congestion bestCongestion{1e300, 1e300};
-    for (int a = 0; a < g; ++a)
-      for (int b = 0; b < g; ++b) {
-        if (a == b)
-          continue;
-        std::vector<int> ring;
-        for (int k = 0; k < numNodes; ++k)
-          llvm::append_range(ring, k % 2 ? path(k, b, a) : path(k, a, b));
-        Loads loads;
-        for (size_t i = 0; i < ring.size(); ++i)
-          addHop(m, ring[i], ring[(i + 1) % ring.size()], loads);
-        Congestion congestion = now.with(total, loads);
-        if (congestion < bestCongestion)
-          best = ring, bestLoads = loads, bestCongestion = congestion;
-      }
+    candidates(c, [&](const std::vector<int> &ring) {
+      Loads loads;
+      for (size_t i = 0; i < ring.size(); ++i)
+        addHop(m, ring[i], ring[(i + 1) % ring.size()], loads);
+      Congestion congestion = now.with(total, loads);
+      if (congestion < bestCongestion)
+        best = ring, bestLoads = loads, bestCongestion = congestion;
+    });
     for (auto [l, load] : bestLoads)
       total[l] += load;
     now = bestCongestion;
@@ -337,21 +424,14 @@ std::vector<std::vector<int>> ccopt::topo::ringOrders(const Machine &machine,
       return rings;
     return {bestRingOrder(machine, ranks)};
   }
-  std::vector<std::vector<int>> nodes;
-  for (auto &[node, gpus] : byNode)
-    nodes.push_back(gpus);
-  bool alike = llvm::all_of(nodes, [&](auto &gpus) { return gpus.size() == nodes[0].size(); });
-  bool pcie = llvm::none_of(nodes[0], [&](int a) {
-    return llvm::any_of(nodes[0], [&](int b) {
-      return a != b && machine.routeKind(a, b) == LinkKind::NvLink;
-    });
-  });
-  if (crossing == NodeCrossing::LeastLoaded && alike && pcie && nodes.size() % 2 == 0 &&
-      nodes[0].size() >= 2) {
-    auto [it, fresh] = machine.crossingRingsMemo.try_emplace({ranks.vec(), count});
+  if (crossing != NodeCrossing::SameRail) {
+    bool bySocket = crossing == NodeCrossing::BySocket;
+    auto [it, fresh] = machine.crossingRingsMemo.try_emplace({ranks.vec(), count, bySocket});
     if (fresh)
-      it->second = leastLoadedRings(machine, nodes, count);
-    return it->second;
+      if (std::vector<std::vector<int>> nodes = pcieNodes(machine, ranks); !nodes.empty())
+        it->second = leastLoadedRings(machine, nodes, count, bySocket);
+    if (!it->second.empty())
+      return it->second;
   }
   // Several nodes: channel c enters node k at local GPU (c + k) and leaves
   // it from local GPU (c + k + 1), where it enters node k+1: every crossing
@@ -380,4 +460,12 @@ std::vector<std::vector<int>> ccopt::topo::ringOrders(const Machine &machine,
     rings.push_back(ring);
   }
   return rings;
+}
+
+bool ccopt::topo::socketRingsApply(const Machine &machine, llvm::ArrayRef<int> ranks) {
+  std::vector<std::vector<int>> nodes = pcieNodes(machine, ranks);
+  if (nodes.size() < 3)
+    return false;
+  std::array<std::vector<int>, 2> sockets = socketsOf(machine, nodes[0]);
+  return sockets[0].size() >= 2 && sockets[1].size() >= 2;
 }

@@ -32,7 +32,18 @@ enum class NodeCrossing {
   /// through one rail crosses both ways on every channel. Elsewhere (and on
   /// an odd number of nodes) as SameRail.
   LeastLoaded,
+  /// On three or more such nodes whose GPUs split into two sockets (see
+  /// socketRingsApply): through one socket of every node, across the
+  /// sockets' link at the last, back through the other socket of every
+  /// node and across at the first, so that a ring crosses the sockets'
+  /// links twice whatever the nodes (each channel starting at another
+  /// node), at the price of two network hops per node instead of one.
+  /// Entry and exit GPUs chosen as for LeastLoaded; elsewhere as SameRail.
+  BySocket,
 };
+
+/// Whether NodeCrossing::BySocket applies to `ranks`.
+bool socketRingsApply(const Machine &machine, llvm::ArrayRef<int> ranks);
 
 /// Up to `count` ring orders of `ranks` for as many channels, the way NCCL
 /// spreads its channels: on a node whose GPUs are joined by direct NVLinks

@@ -1,8 +1,8 @@
 // Every collective names its own algorithms: another's is a located error.
 // RUN: not ccopt %s --ccl-lower-to-sched 2>&1 | FileCheck %s
 // RUN: not ccopt %s --ccl-lower-to-sched="topo=a100x8 nodes=2" 2>&1 | FileCheck %s --check-prefix=NODES
-// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown reduce_scatter algorithm 'tree' (expected one of: ring, direct, hierarchical, relay, staggered_ring)
-// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown broadcast algorithm 'ring' (expected one of: chain, direct, binomial, scatter_allgather)
+// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown reduce_scatter algorithm 'tree' (expected one of: ring, direct, hierarchical, relay, staggered_ring, ring_sockets)
+// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown broadcast algorithm 'ring' (expected one of: chain, direct, binomial, scatter_allgather, chain_sockets)
 ccl.program @q world(4) {
   %big = ccl.buffer "big" : !ccl.buffer<256xf32>
   %small = ccl.buffer "small" : !ccl.buffer<64xf32>
@@ -31,4 +31,14 @@ ccl.program @s world(16) {
   ccl.all_to_all %a -> %b {algorithm = "relay"} : !ccl.buffer<256xf32> -> !ccl.buffer<256xf32>
   ccl.all_gather %c -> %b {algorithm = "relay"} : !ccl.buffer<16xf32> -> !ccl.buffer<256xf32>
   ccl.reduce_scatter sum %a -> %c {algorithm = "relay"} : !ccl.buffer<256xf32> -> !ccl.buffer<16xf32>
+}
+
+// Rings and chains by socket need three or more PCIe nodes of two sockets.
+// NODES: others-invalid.mlir:[[# @LINE + 5]]:3: error: ring_sockets needs three or more nodes whose GPUs have no NVLink and split into two sockets of at least 2 of the ranks, each node holding the same number
+// NODES: others-invalid.mlir:[[# @LINE + 5]]:3: error: chain_sockets needs three or more nodes whose GPUs have no NVLink
+ccl.program @t world(16) {
+  %a = ccl.buffer "a" : !ccl.buffer<256xf32>
+  %c = ccl.buffer "c" : !ccl.buffer<16xf32>
+  ccl.all_gather %c -> %a {algorithm = "ring_sockets"} : !ccl.buffer<16xf32> -> !ccl.buffer<256xf32>
+  ccl.broadcast %a -> %a root 0 {algorithm = "chain_sockets"} : !ccl.buffer<256xf32> -> !ccl.buffer<256xf32>
 }

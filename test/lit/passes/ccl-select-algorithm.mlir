@@ -14,11 +14,13 @@
 // search: up to 16) takes 32, in pieces.
 // RAILS: ccl.all_reduce sum %{{.*}} {algorithm = "{{hierarchical|hierarchical_rd}}", channels = 32 : i64, chunks = {{[0-9]*[2-9]}} : i64
 
-// On several PCIe nodes each socket's GPUs of every node form a group (a
-// ring through them and their NICs), and only the blocks cross the
-// sockets' link: faster than the ring, which crosses it on every channel.
-// PCIE-NODES: ccl.all_reduce sum %{{.*}} {algorithm = "hierarchical_sockets"
-// PCIE-NODES-SAME: runner_up = "ring"
+// On several PCIe nodes a ring node by node crosses every node's sockets'
+// link: on four, a ring through one socket of every node and back through
+// the other's crosses two (ring_sockets), and one that all-reduces in
+// groups of a socket of every node crosses them with the blocks only
+// (hierarchical_sockets): both faster.
+// PCIE-NODES: ccl.all_reduce sum %{{.*}} {algorithm = "ring_sockets"
+// PCIE-NODES-SAME: runner_up = "hierarchical_sockets"
 
 // On one PCIe node the sockets' link is the bottleneck: the node-aware
 // algorithms, with the sockets as their groups, cross it with each block

@@ -263,6 +263,24 @@ TEST(Bounds, PcieSocketCut) {
               1.0 + 3.0 / 4 * GiB / 24e3, 1e-6);
 }
 
+TEST(Bounds, PcieSocketOfEveryNode) {
+  // Several pcie4x8 nodes: rails join NICs of one socket, so what goes from
+  // one socket of every node to the other crosses the nodes' socket links,
+  // 10 GB/s each way each. (Slopes: the latency cancels.)
+  auto slope = [](K kind, int nodes) {
+    topo::Machine m = preset("pcie4x8", nodes);
+    std::vector<int> ranks = firstRanks(8 * nodes);
+    return lowerBoundUs(kind, ranks, 2 * GiB, m) - lowerBoundUs(kind, ranks, GiB, m);
+  };
+  // All-to-all: half of every rank's data, 8M ranks x S/2, over M links.
+  for (int nodes : {2, 4})
+    EXPECT_NEAR(slope(K::AllToAll, nodes), double(GiB) / 5e3, 1e-3) << nodes;
+  // Broadcast: the whole buffer over two links; over four a GPU's PCIe
+  // link (24 GB/s) is the narrower.
+  EXPECT_NEAR(slope(K::Broadcast, 2), double(GiB) / 20e3, 1e-3);
+  EXPECT_NEAR(slope(K::Broadcast, 4), double(GiB) / 24e3, 1e-3);
+}
+
 TEST(Bounds, NvSwitchCutsAreTheGpus) {
   // On an NVSwitch no cut inside the node is narrower than a GPU's: its
   // NVLinks and its share of the host path (Bounds.A100GpuCut).

@@ -18,11 +18,13 @@
 namespace ccopt::test {
 
 /// The algorithms of `kind` that build without a machine: all but the
-/// node-aware ones and the relays (built from a machine's links).
+/// node-aware ones, the relays, the rings and chains by socket (built from
+/// a machine's links) and NVLS (a machine's switch).
 inline std::vector<llvm::StringRef> algorithmsWithoutMachine(mlir::ccl::CollectiveKind kind) {
   std::vector<llvm::StringRef> algorithms;
   for (llvm::StringRef algorithm : algorithmsFor(kind))
-    if (!algorithm.starts_with("hierarchical") && algorithm != "relay")
+    if (!algorithm.starts_with("hierarchical") && !algorithm.ends_with("_sockets") &&
+        algorithm != "relay" && algorithm != "nvls")
       algorithms.push_back(algorithm);
   return algorithms;
 }

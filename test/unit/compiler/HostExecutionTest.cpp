@@ -152,14 +152,20 @@ TEST_F(HostExecution, RingAllReduceMatchesReference) {
 
 // On a machine, every channel's ring follows its own order of the ranks
 // (sched.task rank_map): NVLink-disjoint rings on the v100x8 cube-mesh,
-// rail-aligned rings over two a100x8 nodes.
+// rail-aligned rings over two a100x8 nodes, rings that cross pcie4x8 nodes
+// through different NICs, and by socket over three.
 TEST_F(HostExecution, RingsInMachineOrder) {
-  for (auto [topo, nodes, ranks] : {std::tuple{"v100x8", 1, 8}, {"a100x8", 2, 16}}) {
+  for (auto [topo, nodes, algorithm] :
+       {std::tuple{"v100x8", 1, "ring"}, {"a100x8", 2, "ring"}, {"pcie4x8", 2, "ring"},
+        {"pcie4x8", 3, "ring_sockets"}}) {
     std::vector<Case> cases;
     for (int64_t count : {1, 7, 4096, 100003})
       for (std::string redop : {"sum", "max"})
-        cases.push_back({ranks, count, "f32", redop, count % 2 == 1});
-    runCases(cases, {topo, "", nodes, /*chunks=*/2, /*channels=*/4});
+        cases.push_back({8 * nodes, count, "f32", redop, count % 2 == 1});
+    ccopt::PipelineOptions options{topo, "", nodes, /*chunks=*/2, /*channels=*/4};
+    options.algorithm = algorithm;
+    SCOPED_TRACE(std::string(algorithm) + " on " + topo);
+    runCases(cases, options);
   }
 }
 
@@ -227,8 +233,8 @@ TEST_F(HostExecution, ReduceScatterAndAllGatherAlgorithms) {
 TEST_F(HostExecution, RootedAndAllToAllAlgorithms) {
   std::string text;
   int index = 0;
-  auto broadcast = ccopt::algorithmsFor(ccl::CollectiveKind::Broadcast);
-  auto reduce = ccopt::algorithmsFor(ccl::CollectiveKind::Reduce);
+  auto broadcast = ccopt::test::algorithmsWithoutMachine(ccl::CollectiveKind::Broadcast);
+  auto reduce = ccopt::test::algorithmsWithoutMachine(ccl::CollectiveKind::Reduce);
   auto allToAll = ccopt::test::algorithmsWithoutMachine(ccl::CollectiveKind::AllToAll);
   for (size_t a = 0; a < broadcast.size(); ++a)
     for (int n : {1, 2, 3, 5, 8})
@@ -285,6 +291,70 @@ TEST_F(HostExecution, RootedAndAllToAllAlgorithms) {
     EXPECT_EQ(wrong, 0) << program.getSymName().str();
   }
   EXPECT_EQ(ran, 5 * size_t(index));
+}
+
+// Rings and chains by socket (through one socket of every node, then the
+// other's) on three and four pcie4x8 nodes: reduce-scatter, all-gather,
+// broadcast and reduce.
+TEST_F(HostExecution, RingsAndChainsBySocket) {
+  for (int nodes : {3, 4}) {
+    int n = 8 * nodes;
+    std::string text;
+    int index = 0;
+    for (int64_t m : {1, 7, 1000}) {
+      std::string big = llvm::formatv("!ccl.buffer<{0}xi32>", n * m);
+      std::string small = llvm::formatv("!ccl.buffer<{0}xi32>", m);
+      text += llvm::formatv(
+          "ccl.program @p{0} world({1}) {{\n"
+          "  %big = ccl.buffer \"big\" : {2}\n  %small = ccl.buffer \"small\" : {3}\n"
+          "  ccl.reduce_scatter sum %big -> %small {{algorithm = \"ring_sockets\"} : {2} -> {3}\n"
+          "  ccl.all_gather %small -> %big {{algorithm = \"ring_sockets\"} : {3} -> {2}\n"
+          "  ccl.broadcast %big -> %big root {4} {{algorithm = \"chain_sockets\"} : {2} -> {2}\n"
+          "  ccl.reduce sum %big -> %big root {4} {{algorithm = \"chain_sockets\"} : {2} -> {2}\n"
+          "}\n",
+          index++, n, big, small, (5 * m) % n);
+    }
+    SCOPED_TRACE(std::to_string(nodes) + " nodes");
+    ASSERT_TRUE(build(text, {"pcie4x8", "", nodes, /*chunks=*/2, /*channels=*/4}));
+    size_t ran = 0;
+    for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
+      ++ran;
+      int64_t in = program.getInputCount(), out = program.getOutputCount();
+      auto kernel = module->kernel(ccopt::kernelName(program), error);
+      ASSERT_TRUE(kernel) << error;
+      ccopt::rt::HostWorld world(n, program.getChannels(), in * 4, out * 4,
+                                 program.getScratchCount() * 4, program.getInPlace());
+      auto input = [](int r, int64_t e) { return int32_t(e * 3 + r * 101); };
+      for (int r = 0; r < n; ++r)
+        for (int64_t e = 0; e < in; ++e)
+          world.buffer<int32_t>(r, CC_BUF_INPUT)[e] = input(r, e);
+      ASSERT_EQ(world.launch(kernel, std::chrono::seconds(60)), CC_OK);
+      auto kind = program.getCollective();
+      int root = program.getRoot() ? int(*program.getRoot()) : 0;
+      int64_t wrong = 0;
+      for (int r = 0; r < n; ++r) {
+        if (kind == ccl::CollectiveKind::Reduce && r != root)
+          continue; // only the root's output is defined
+        for (int64_t e = 0; e < out; ++e) {
+          int32_t want = 0;
+          if (kind == ccl::CollectiveKind::ReduceScatter)
+            for (int q = 0; q < n; ++q)
+              want += input(q, r * out + e);
+          else if (kind == ccl::CollectiveKind::AllGather)
+            want = input(int(e / in), e % in);
+          else if (kind == ccl::CollectiveKind::Broadcast)
+            want = input(root, e);
+          else
+            for (int q = 0; q < n; ++q)
+              want += input(q, e);
+          wrong += world.buffer<int32_t>(r, CC_BUF_OUTPUT)[e] != want;
+        }
+      }
+      EXPECT_EQ(wrong, 0) << program.getSymName().str();
+      EXPECT_TRUE(program.getAlgorithm().ends_with("_sockets")) << program.getSymName().str();
+    }
+    EXPECT_EQ(ran, 4u * index);
+  }
 }
 
 // All-to-all, all-gather and reduce-scatter relayed over v100x8's NVLinks
@@ -399,9 +469,10 @@ TEST_F(HostExecution, SendRecvDelivers) {
 // Every all-reduce algorithm ccl-lower-to-sched builds, on the grid of
 // worlds, counts, types and reductions (recursive doubling on powers of two).
 TEST_F(HostExecution, EveryAllReduceAlgorithmMatchesReference) {
-  for (llvm::StringRef algorithm : ccopt::algorithmsFor(ccl::CollectiveKind::AllReduce)) {
-    if (algorithm.starts_with("hierarchical") || algorithm == "nvls")
-      continue; // needs nodes (HierarchicalAllReducesOverNodes) or a switch (SwitchReductions...)
+  // (Those that need nodes: HierarchicalAllReducesOverNodes, RingsInMachineOrder;
+  // a switch: SwitchReductions...)
+  for (llvm::StringRef algorithm :
+       ccopt::test::algorithmsWithoutMachine(ccl::CollectiveKind::AllReduce)) {
     std::vector<Case> cases;
     bool powersOfTwo = algorithm.ends_with("doubling");
     for (int ranks : powersOfTwo ? std::vector<int>{1, 2, 4, 8, 16}
@@ -452,12 +523,10 @@ TEST_F(HostExecution, RandomAllReduces) {
   std::mt19937 rng(20261129);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const int64_t primes[] = {2, 3, 31, 127, 8191, 65521};
-  // Not the hierarchical ones (HierarchicalAllReducesOverNodes) nor NVLS
-  // (ProtocolExecution.SwitchReductionsOnRandomCases): they need a machine.
-  std::vector<llvm::StringRef> withoutNodes;
-  for (llvm::StringRef algorithm : ccopt::algorithmsFor(ccl::CollectiveKind::AllReduce))
-    if (!algorithm.starts_with("hierarchical") && algorithm != "nvls")
-      withoutNodes.push_back(algorithm);
+  // Not those that need a machine (HierarchicalAllReducesOverNodes,
+  // RingsInMachineOrder, ProtocolExecution.SwitchReductionsOnRandomCases).
+  std::vector<llvm::StringRef> withoutNodes =
+      ccopt::test::algorithmsWithoutMachine(ccl::CollectiveKind::AllReduce);
   for (size_t round = 0; round < withoutNodes.size(); ++round) {
     std::string algorithm = withoutNodes[round].str();
     std::vector<Case> cases;

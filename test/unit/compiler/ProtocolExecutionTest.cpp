@@ -233,9 +233,11 @@ TEST_P(MailboxProtocol, EveryAllReduceAlgorithm) {
     const int worlds[] = {2, 3, 5, 8}, powers[] = {2, 4, 8};
     for (auto [t, type] : llvm::enumerate(kTypes))
       for (int64_t count : {1, 7, 1003}) {
-        // The hierarchical ones run on two nodes (16 ranks).
+        // The hierarchical ones run on two nodes (16 ranks), the rings by
+        // socket on three.
         bool nodes = algorithm.starts_with("hierarchical");
-        int n = nodes ? 16
+        int n = algorithm == "ring_sockets" ? 24
+                : nodes                     ? 16
                 : algorithm.ends_with("doubling") ? powers[(t + count) % 3]
                                                     : worlds[(t + count) % 4];
         const char *redop = (t + count) % 3 == 0 ? "sum" : (t + count) % 3 == 1 ? "max" : "min";
@@ -252,6 +254,8 @@ TEST_P(MailboxProtocol, EveryAllReduceAlgorithm) {
     SCOPED_TRACE(algorithm.str());
     if (algorithm == "hierarchical_sockets") // a socket of every PCIe node
       runAll(text, {"pcie4x8", "", 2, /*chunks=*/2, /*channels=*/3}, index);
+    else if (algorithm == "ring_sockets")
+      runAll(text, {"pcie4x8", "", 3, /*chunks=*/2, /*channels=*/3}, index);
     else if (algorithm.starts_with("hierarchical")) { // in pieces, three phases apart
       runAll(text, {"a100x8", "", 2, /*chunks=*/2, /*channels=*/3}, index);
       runAll(text, {"v100x8", "", 2, /*chunks=*/2, /*channels=*/3}, index); // rings in the nodes
@@ -318,7 +322,7 @@ TEST_P(MailboxProtocol, ReduceScatterAndAllGather) {
 TEST_P(MailboxProtocol, RootedAndAllToAll) {
   std::string text;
   int index = 0;
-  auto rooted = ccopt::algorithmsFor(ccl::CollectiveKind::Reduce);
+  auto rooted = ccopt::test::algorithmsWithoutMachine(ccl::CollectiveKind::Reduce);
   auto allToAll = ccopt::test::algorithmsWithoutMachine(ccl::CollectiveKind::AllToAll);
   for (auto [t, type] : llvm::enumerate(kTypes))
     for (int n : {2, 3, 5, 8}) {

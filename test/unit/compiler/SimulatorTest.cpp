@@ -1000,6 +1000,37 @@ TEST_F(SimulatorTest, PcieRingsCrossEachSocketLinkOncePerNode) {
   EXPECT_NEAR(time(NodeCrossing::SameRail) / time(NodeCrossing::LeastLoaded), 2.0, 0.05);
 }
 
+// On three or more PCIe nodes a ring by socket goes through one socket of
+// every node, then back through the other's: it crosses the socket links
+// twice whatever the nodes, and channels cross at different nodes (each
+// socket link at most once each way, where there are as many nodes as
+// channels). Node by node, a ring crosses them once per node.
+TEST(Rings, PcieRingsOnManyNodesCrossTheSocketsTwice) {
+  for (int nodes : {3, 4, 16}) {
+    topo::Machine m = preset("pcie4x8", nodes);
+    std::map<int, int> uses; // socket link -> ring hops over it
+    std::vector<std::vector<int>> rings =
+        ringOrders(m, firstRanks(8 * nodes), 4, NodeCrossing::BySocket);
+    ASSERT_EQ(rings.size(), 4u);
+    for (const std::vector<int> &ring : rings) {
+      std::vector<int> sorted = ring;
+      llvm::sort(sorted);
+      EXPECT_EQ(sorted, firstRanks(8 * nodes));
+      int crossings = 0;
+      for (size_t i = 0; i < ring.size(); ++i)
+        for (int l : m.route(ring[i], ring[(i + 1) % ring.size()]))
+          if (m.links()[l].kind == LinkKind::Smp)
+            ++crossings, ++uses[l];
+      EXPECT_EQ(crossings, 2) << nodes << " nodes";
+    }
+    for (auto [link, count] : uses)
+      EXPECT_LE(count, (4 + nodes - 1) / nodes) << nodes << " nodes, link " << link;
+    EXPECT_TRUE(socketRingsApply(m, firstRanks(8 * nodes)));
+  }
+  EXPECT_FALSE(socketRingsApply(preset("pcie4x8", 2), firstRanks(16)));
+  EXPECT_FALSE(socketRingsApply(preset("a100x8", 4), firstRanks(32)));
+}
+
 TEST(Rings, SubsetsAndNodes) {
   // A subset keeps its members; two nodes chain node by node.
   topo::Machine v100 = preset("v100x8");
