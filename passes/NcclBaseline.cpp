@@ -113,7 +113,8 @@ int64_t elementBytes(mlir::Type type) {
 } // namespace
 
 bool ccopt::ringsStayOnNvlink(const Machine &machine, llvm::ArrayRef<int> ranks) {
-  for (const std::vector<int> &ring : ringOrders(machine, ranks, ncclChannels(machine), NodeCrossing::SameRail))
+  for (const std::vector<int> &ring :
+       ringOrders(machine, ranks, ncclChannels(machine), NodeCrossing::SameRail))
     for (size_t i = 0; i < ring.size(); ++i) {
       int a = ring[i], b = ring[(i + 1) % ring.size()];
       if (a != b && machine.nodeOf(a) == machine.nodeOf(b) &&
@@ -221,7 +222,8 @@ ccopt::ncclBaseline(MLIRContext *context, ccl::CollectiveKind kind,
   Fastest fastest(machine, kind, ranks, bytes);
   int64_t channels = ncclChannels(machine);
   auto orders = [&] {
-    return toScheduleRanks(ringOrders(machine, ranks, channels, NodeCrossing::SameRail), ranks);
+    return toScheduleRanks(ringOrders(machine, ranks, channels, NodeCrossing::SameRail),
+                           ranks);
   };
   switch (kind) {
   case K::ReduceScatter:

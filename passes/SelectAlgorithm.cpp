@@ -325,8 +325,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     // time cuts the others' simulations short.
     SmallVector<StringRef> searchOrder(algorithms);
     auto searchKey = [&](StringRef algorithm) {
-      return perNodeOfWorld && algorithm.starts_with("hierarchical") ? -1
-                                                              : stepsInARow(c, algorithm);
+      return perNodeOfWorld && algorithm.starts_with("hierarchical")
+                 ? -1
+                 : stepsInARow(c, algorithm);
     };
     llvm::stable_sort(searchOrder, [&](StringRef a, StringRef b) {
       return searchKey(a) < searchKey(b);

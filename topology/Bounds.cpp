@@ -119,6 +119,19 @@ std::string cacheKey(const Machine &machine, llvm::ArrayRef<int> ranks) {
   return key;
 }
 
+/// compute(), once per machine and ranks (each caller's lambda type has a
+/// cache of its own).
+template <typename Compute>
+const auto &cached(const Machine &machine, llvm::ArrayRef<int> ranks, Compute compute) {
+  static std::mutex mutex;
+  static std::map<std::string, decltype(compute())> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = cache.try_emplace(cacheKey(machine, ranks));
+  if (inserted)
+    it->second = compute();
+  return it->second;
+}
+
 /// What the GPUs of `ranks` (one node) can move to and from each other
 /// together (GB/s), and the least of that one GPU's own links carry. CUDA
 /// sends between GPUs joined by NVLink over NVLink, never PCIe peer to
@@ -133,45 +146,41 @@ struct Together {
   double total = 0, leastGpu = 1e300;
 };
 Together togetherBandwidth(const Machine &machine, llvm::ArrayRef<int> ranks) {
-  static std::mutex mutex;
-  static std::map<std::string, Together> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto [it, inserted] = cache.try_emplace(cacheKey(machine, ranks));
-  if (!inserted)
-    return it->second;
-  const auto &devices = machine.devices();
-  std::vector<char> role(devices.size(), 3); // only GPUs, PCIe switches, CPUs
-  int node = machine.nodeOf(ranks.front());
-  for (size_t d = 0; d < devices.size(); ++d)
-    if (devices[d].node == node && (devices[d].kind == DeviceKind::PcieSwitch ||
-                                    devices[d].kind == DeviceKind::Cpu))
-      role[d] = devices[d].kind == DeviceKind::Cpu ? 2 : 0;
-  auto throughCpu = [&](int a, int b) {
-    return llvm::any_of(machine.route(a, b), [&](int l) {
-      return devices[machine.links()[l].to].kind == DeviceKind::Cpu;
+  return cached(machine, ranks, [&] {
+    Together together;
+    const auto &devices = machine.devices();
+    std::vector<char> role(devices.size(), 3); // only GPUs, PCIe switches, CPUs
+    int node = machine.nodeOf(ranks.front());
+    for (size_t d = 0; d < devices.size(); ++d)
+      if (devices[d].node == node && (devices[d].kind == DeviceKind::PcieSwitch ||
+                                      devices[d].kind == DeviceKind::Cpu))
+        role[d] = devices[d].kind == DeviceKind::Cpu ? 2 : 0;
+    auto throughCpu = [&](int a, int b) {
+      return llvm::any_of(machine.route(a, b), [&](int l) {
+        return devices[machine.links()[l].to].kind == DeviceKind::Cpu;
+      });
+    };
+    bool peerToPeer = llvm::any_of(ranks, [&](int a) {
+      return llvm::any_of(ranks, [&](int b) {
+        return a != b && machine.routeKind(a, b) != LinkKind::NvLink && !throughCpu(a, b);
+      });
     });
-  };
-  bool peerToPeer = llvm::any_of(ranks, [&](int a) {
-    return llvm::any_of(ranks, [&](int b) {
-      return a != b && machine.routeKind(a, b) != LinkKind::NvLink && !throughCpu(a, b);
-    });
-  });
-  Together &together = it->second;
-  for (int r : ranks) {
-    int gpu = machine.gpuDevice(r);
-    double own = 0;
-    for (int l : machine.outLinks(gpu))
-      if (peerToPeer || machine.links()[l].kind == LinkKind::NvLink)
-        own += machine.links()[l].bandwidth;
-    together.total += own;
-    together.leastGpu = std::min(together.leastGpu, own);
-    role[gpu] = 1;
-  }
-  if (peerToPeer)
+    for (int r : ranks) {
+      int gpu = machine.gpuDevice(r);
+      double own = 0;
+      for (int l : machine.outLinks(gpu))
+        if (peerToPeer || machine.links()[l].kind == LinkKind::NvLink)
+          own += machine.links()[l].bandwidth;
+      together.total += own;
+      together.leastGpu = std::min(together.leastGpu, own);
+      role[gpu] = 1;
+    }
+    if (peerToPeer)
+      return together;
+    auto [up, down] = flowEachWay(machine, std::move(role));
+    together.total += std::max(up, down);
     return together;
-  auto [up, down] = flowEachWay(machine, std::move(role));
-  together.total += std::max(up, down);
-  return together;
+  });
 }
 
 /// Every cut of the participants of one node from the rest (the nodes are
@@ -181,55 +190,51 @@ Together togetherBandwidth(const Machine &machine, llvm::ArrayRef<int> ranks) {
 /// PCIe machine. Cached per machine and ranks.
 const std::vector<Cut> &nodeCuts(const Machine &machine,
                                  llvm::ArrayRef<int> ranks) {
-  static std::mutex mutex;
-  static std::map<std::string, std::vector<Cut>> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto [it, inserted] = cache.try_emplace(cacheKey(machine, ranks));
-  if (!inserted)
-    return it->second;
-  std::vector<Cut> &cuts = it->second;
-  int node = machine.nodeOf(ranks.front());
-  llvm::SmallVector<int, 12> local; // indices into ranks
-  bool outside = false;
-  for (auto [i, r] : llvm::enumerate(ranks)) {
-    if (machine.nodeOf(r) == node)
-      local.push_back(i);
-    else
-      outside = true;
-  }
-  if (local.size() > 12 || (local.size() < 2 && !outside))
-    return cuts;
-  const auto &devices = machine.devices();
-  std::vector<char> base(devices.size(), 0);
-  std::vector<char> participant(devices.size(), 0);
-  for (int r : ranks)
-    participant[machine.gpuDevice(r)] = 1;
-  for (size_t d = 0; d < devices.size(); ++d) {
-    bool here = devices[d].node == node;
-    if (devices[d].kind == DeviceKind::Gpu && !participant[d])
-      base[d] = 3; // GPUs do not forward
-    else if (!here)
-      base[d] = outside ? 2 : 3; // the rest of the machine: the other side
-  }
-  unsigned subsets = 1u << local.size();
-  for (unsigned mask = 1; mask < subsets; ++mask) {
-    if (mask == subsets - 1 && !outside)
-      continue;
-    Cut cut;
-    std::vector<char> role = base;
-    for (auto [bit, i] : llvm::enumerate(local)) {
-      int device = machine.gpuDevice(ranks[i]);
-      if (mask >> bit & 1) {
-        cut.inside.push_back(i);
-        role[device] = 1;
-      } else {
-        role[device] = 2;
-      }
+  return cached(machine, ranks, [&] {
+    std::vector<Cut> cuts;
+    int node = machine.nodeOf(ranks.front());
+    llvm::SmallVector<int, 12> local; // indices into ranks
+    bool outside = false;
+    for (auto [i, r] : llvm::enumerate(ranks)) {
+      if (machine.nodeOf(r) == node)
+        local.push_back(i);
+      else
+        outside = true;
     }
-    std::tie(cut.out, cut.in) = flowEachWay(machine, std::move(role));
-    cuts.push_back(std::move(cut));
-  }
-  return cuts;
+    if (local.size() > 12 || (local.size() < 2 && !outside))
+      return cuts;
+    const auto &devices = machine.devices();
+    std::vector<char> base(devices.size(), 0);
+    std::vector<char> participant(devices.size(), 0);
+    for (int r : ranks)
+      participant[machine.gpuDevice(r)] = 1;
+    for (size_t d = 0; d < devices.size(); ++d) {
+      bool here = devices[d].node == node;
+      if (devices[d].kind == DeviceKind::Gpu && !participant[d])
+        base[d] = 3; // GPUs do not forward
+      else if (!here)
+        base[d] = outside ? 2 : 3; // the rest of the machine: the other side
+    }
+    unsigned subsets = 1u << local.size();
+    for (unsigned mask = 1; mask < subsets; ++mask) {
+      if (mask == subsets - 1 && !outside)
+        continue;
+      Cut cut;
+      std::vector<char> role = base;
+      for (auto [bit, i] : llvm::enumerate(local)) {
+        int device = machine.gpuDevice(ranks[i]);
+        if (mask >> bit & 1) {
+          cut.inside.push_back(i);
+          role[device] = 1;
+        } else {
+          role[device] = 2;
+        }
+      }
+      std::tie(cut.out, cut.in) = flowEachWay(machine, std::move(role));
+      cuts.push_back(std::move(cut));
+    }
+    return cuts;
+  });
 }
 
 /// Every cut that takes the same GPUs (by local index) of every node, on
@@ -242,49 +247,45 @@ const std::vector<Cut> &nodeCuts(const Machine &machine,
 /// around at the NIC). Cached per machine and ranks.
 const std::vector<Cut> &sameGpusOfEveryNodeCuts(const Machine &machine,
                                                  llvm::ArrayRef<int> ranks) {
-  static std::mutex mutex;
-  static std::map<std::string, std::vector<Cut>> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto [it, inserted] = cache.try_emplace(cacheKey(machine, ranks));
-  if (!inserted)
-    return it->second;
-  std::vector<Cut> &cuts = it->second;
-  int g = machine.gpusPerNode, first = machine.nodeOf(ranks.front());
-  std::map<int, std::vector<int>> localsByNode; // node -> local indices, in order
-  for (int r : ranks)
-    localsByNode[machine.nodeOf(r)].push_back(r - machine.nodeOf(r) * g);
-  const std::vector<int> &locals = localsByNode.begin()->second;
-  if (localsByNode.size() < 2 || locals.size() > 12 || locals.size() < 2 ||
-      llvm::any_of(localsByNode, [&](auto &node) { return node.second != locals; }))
-    return cuts;
-  double nodes = localsByNode.size();
-  const auto &devices = machine.devices();
-  for (size_t d = 0; d < devices.size(); ++d)
-    if (devices[d].kind == DeviceKind::Nic &&
-        llvm::count_if(machine.outLinks(d), [&](int l) {
-          return devices[machine.links()[l].to].node == devices[d].node;
-        }) != 1)
+  return cached(machine, ranks, [&] {
+    std::vector<Cut> cuts;
+    int g = machine.gpusPerNode, first = machine.nodeOf(ranks.front());
+    std::map<int, std::vector<int>> localsByNode; // node -> local indices, in order
+    for (int r : ranks)
+      localsByNode[machine.nodeOf(r)].push_back(r - machine.nodeOf(r) * g);
+    const std::vector<int> &locals = localsByNode.begin()->second;
+    if (localsByNode.size() < 2 || locals.size() > 12 || locals.size() < 2 ||
+        llvm::any_of(localsByNode, [&](auto &node) { return node.second != locals; }))
       return cuts;
-  for (unsigned mask = 1; mask + 1 < 1u << locals.size(); ++mask) {
-    std::vector<char> role(devices.size(), 0);
+    double nodes = localsByNode.size();
+    const auto &devices = machine.devices();
     for (size_t d = 0; d < devices.size(); ++d)
-      if (devices[d].node != first || devices[d].kind == DeviceKind::Gpu)
-        role[d] = 3; // off this node, or a GPU not taking part
-    Cut cut;
-    for (auto [bit, local] : llvm::enumerate(locals)) {
-      bool inside = mask >> bit & 1;
-      role[machine.gpuDevice(first * g + local)] = inside ? 1 : 2;
-      if (inside)
-        for (auto [i, r] : llvm::enumerate(ranks))
-          if (r % g == local)
-            cut.inside.push_back(i);
+      if (devices[d].kind == DeviceKind::Nic &&
+          llvm::count_if(machine.outLinks(d), [&](int l) {
+            return devices[machine.links()[l].to].node == devices[d].node;
+          }) != 1)
+        return cuts;
+    for (unsigned mask = 1; mask + 1 < 1u << locals.size(); ++mask) {
+      std::vector<char> role(devices.size(), 0);
+      for (size_t d = 0; d < devices.size(); ++d)
+        if (devices[d].node != first || devices[d].kind == DeviceKind::Gpu)
+          role[d] = 3; // off this node, or a GPU not taking part
+      Cut cut;
+      for (auto [bit, local] : llvm::enumerate(locals)) {
+        bool inside = mask >> bit & 1;
+        role[machine.gpuDevice(first * g + local)] = inside ? 1 : 2;
+        if (inside)
+          for (auto [i, r] : llvm::enumerate(ranks))
+            if (r % g == local)
+              cut.inside.push_back(i);
+      }
+      std::tie(cut.out, cut.in) = flowEachWay(machine, std::move(role));
+      cut.out *= nodes;
+      cut.in *= nodes;
+      cuts.push_back(std::move(cut));
     }
-    std::tie(cut.out, cut.in) = flowEachWay(machine, std::move(role));
-    cut.out *= nodes;
-    cut.in *= nodes;
-    cuts.push_back(std::move(cut));
-  }
-  return cuts;
+    return cuts;
+  });
 }
 
 /// The time (µs) `kind` needs across `cut`: what must leave and enter the

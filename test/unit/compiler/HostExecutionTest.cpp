@@ -103,11 +103,60 @@ protected:
     runCases(cases, {"", "", 1, chunks, channels});
   }
   void runCases(const std::vector<Case> &cases, const ccopt::PipelineOptions &options);
+  /// Runs `program` (in `module`) with rank r's input element e set to
+  /// input(r, e); the output elements that differ from the plain reference
+  /// (a reduce's root's only), or -1 where it did not run.
+  template <typename T, typename Input>
+  int64_t wrongElements(sched::ProgramOp program, Input input);
   MLIRContext context;
   ccopt::test::Compiled compiled;
   std::unique_ptr<ccopt::rt::HostModule> module;
   std::string error;
 };
+
+template <typename T, typename Input>
+int64_t HostExecution::wrongElements(sched::ProgramOp program, Input input) {
+  using K = ccl::CollectiveKind;
+  int n = program.getRanks();
+  int64_t in = program.getInputCount(), out = program.getOutputCount();
+  auto kernel = module->kernel(ccopt::kernelName(program), error);
+  if (!kernel) {
+    ADD_FAILURE() << error;
+    return -1;
+  }
+  ccopt::rt::HostWorld world(n, program.getChannels(), in * sizeof(T), out * sizeof(T),
+                             program.getScratchCount() * sizeof(T), program.getInPlace());
+  for (int r = 0; r < n; ++r)
+    for (int64_t e = 0; e < in; ++e)
+      world.buffer<T>(r, CC_BUF_INPUT)[e] = input(r, e);
+  if (world.launch(kernel, std::chrono::seconds(60)) != CC_OK)
+    return -1;
+  K kind = program.getCollective();
+  int root = program.getRoot() ? int(*program.getRoot()) : 0;
+  int64_t wrong = 0;
+  for (int r = 0; r < n; ++r) {
+    if (kind == K::Reduce && r != root)
+      continue; // only the root's output is defined
+    for (int64_t e = 0; e < out; ++e) {
+      T want{};
+      if (kind == K::ReduceScatter || kind == K::Reduce) {
+        for (int q = 0; q < n; ++q)
+          want += input(q, kind == K::Reduce ? e : r * out + e);
+        if (program.getRedop() == ccl::ReductionKind::Avg)
+          want /= T(n);
+      } else if (kind == K::AllGather) {
+        want = input(int(e / in), e % in);
+      } else if (kind == K::AllToAll) {
+        int64_t m = out / n;
+        want = input(int(e / m), r * m + e % m);
+      } else {
+        want = input(root, e); // broadcast
+      }
+      wrong += world.buffer<T>(r, CC_BUF_OUTPUT)[e] != want;
+    }
+  }
+  return wrong;
+}
 
 void HostExecution::runCases(const std::vector<Case> &cases,
                              const ccopt::PipelineOptions &options) {
@@ -198,31 +247,10 @@ TEST_F(HostExecution, ReduceScatterAndAllGatherAlgorithms) {
     }
   ASSERT_TRUE(build(text, {"", "", 1, 2, 2}));
   size_t ran = 0;
+  auto input = [](int rank, int64_t e) { return int32_t(e * 3 + rank * 101); };
   for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
     ++ran;
-    int n = program.getRanks();
-    int64_t in = program.getInputCount(), out = program.getOutputCount();
-    auto kernel = module->kernel(ccopt::kernelName(program), error);
-    ASSERT_TRUE(kernel) << error;
-    ccopt::rt::HostWorld world(n, program.getChannels(), in * 4, out * 4,
-                               program.getScratchCount() * 4);
-    for (int r = 0; r < n; ++r)
-      for (int64_t e = 0; e < in; ++e)
-        world.buffer<int32_t>(r, CC_BUF_INPUT)[e] = int32_t(e * 3 + r * 101);
-    ASSERT_EQ(world.launch(kernel, std::chrono::seconds(30)), CC_OK);
-    bool scatter = program.getCollective() == ccl::CollectiveKind::ReduceScatter;
-    int64_t wrong = 0;
-    for (int r = 0; r < n; ++r)
-      for (int64_t e = 0; e < out; ++e) {
-        int32_t want = 0;
-        if (scatter)
-          for (int q = 0; q < n; ++q)
-            want += int32_t((r * out + e) * 3 + q * 101);
-        else
-          want = int32_t((e % in) * 3 + (e / in) * 101);
-        wrong += world.buffer<int32_t>(r, CC_BUF_OUTPUT)[e] != want;
-      }
-    EXPECT_EQ(wrong, 0) << program.getSymName().str();
+    EXPECT_EQ(wrongElements<int32_t>(program, input), 0) << program.getSymName().str();
   }
   EXPECT_EQ(ran, 2 * shapes.size() * algorithms.size());
 }
@@ -258,37 +286,7 @@ TEST_F(HostExecution, RootedAndAllToAllAlgorithms) {
   auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
   for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
     ++ran;
-    int n = program.getRanks();
-    int64_t count = program.getInputCount();
-    auto kernel = module->kernel(ccopt::kernelName(program), error);
-    ASSERT_TRUE(kernel) << error;
-    ccopt::rt::HostWorld world(n, program.getChannels(), count * 4, count * 4,
-                               program.getScratchCount() * 4, program.getInPlace());
-    for (int r = 0; r < n; ++r)
-      for (int64_t e = 0; e < count; ++e)
-        world.buffer<float>(r, CC_BUF_INPUT)[e] = input(r, e);
-    ASSERT_EQ(world.launch(kernel, std::chrono::seconds(30)), CC_OK);
-    auto kind = program.getCollective();
-    int root = program.getRoot() ? int(*program.getRoot()) : 0;
-    int64_t wrong = 0;
-    for (int r = 0; r < n; ++r) {
-      if (kind == ccl::CollectiveKind::Reduce && r != root)
-        continue; // only the root's output is defined
-      for (int64_t e = 0; e < count; ++e) {
-        float want = input(root, e);
-        if (kind == ccl::CollectiveKind::Reduce) {
-          want = 0;
-          for (int q = 0; q < n; ++q)
-            want += input(q, e);
-          want /= float(n);
-        } else if (kind == ccl::CollectiveKind::AllToAll) {
-          int64_t m = count / n;
-          want = input(int(e / m), r * m + e % m);
-        }
-        wrong += world.buffer<float>(r, CC_BUF_OUTPUT)[e] != want;
-      }
-    }
-    EXPECT_EQ(wrong, 0) << program.getSymName().str();
+    EXPECT_EQ(wrongElements<float>(program, input), 0) << program.getSymName().str();
   }
   EXPECT_EQ(ran, 5 * size_t(index));
 }
@@ -317,40 +315,10 @@ TEST_F(HostExecution, RingsAndChainsBySocket) {
     SCOPED_TRACE(std::to_string(nodes) + " nodes");
     ASSERT_TRUE(build(text, {"pcie4x8", "", nodes, /*chunks=*/2, /*channels=*/4}));
     size_t ran = 0;
+    auto input = [](int rank, int64_t e) { return int32_t(e * 3 + rank * 101); };
     for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
       ++ran;
-      int64_t in = program.getInputCount(), out = program.getOutputCount();
-      auto kernel = module->kernel(ccopt::kernelName(program), error);
-      ASSERT_TRUE(kernel) << error;
-      ccopt::rt::HostWorld world(n, program.getChannels(), in * 4, out * 4,
-                                 program.getScratchCount() * 4, program.getInPlace());
-      auto input = [](int r, int64_t e) { return int32_t(e * 3 + r * 101); };
-      for (int r = 0; r < n; ++r)
-        for (int64_t e = 0; e < in; ++e)
-          world.buffer<int32_t>(r, CC_BUF_INPUT)[e] = input(r, e);
-      ASSERT_EQ(world.launch(kernel, std::chrono::seconds(60)), CC_OK);
-      auto kind = program.getCollective();
-      int root = program.getRoot() ? int(*program.getRoot()) : 0;
-      int64_t wrong = 0;
-      for (int r = 0; r < n; ++r) {
-        if (kind == ccl::CollectiveKind::Reduce && r != root)
-          continue; // only the root's output is defined
-        for (int64_t e = 0; e < out; ++e) {
-          int32_t want = 0;
-          if (kind == ccl::CollectiveKind::ReduceScatter)
-            for (int q = 0; q < n; ++q)
-              want += input(q, r * out + e);
-          else if (kind == ccl::CollectiveKind::AllGather)
-            want = input(int(e / in), e % in);
-          else if (kind == ccl::CollectiveKind::Broadcast)
-            want = input(root, e);
-          else
-            for (int q = 0; q < n; ++q)
-              want += input(q, e);
-          wrong += world.buffer<int32_t>(r, CC_BUF_OUTPUT)[e] != want;
-        }
-      }
-      EXPECT_EQ(wrong, 0) << program.getSymName().str();
+      EXPECT_EQ(wrongElements<int32_t>(program, input), 0) << program.getSymName().str();
       EXPECT_TRUE(program.getAlgorithm().ends_with("_sockets")) << program.getSymName().str();
     }
     EXPECT_EQ(ran, 4u * index);
