@@ -288,6 +288,12 @@ std::array<std::vector<int>, 2> socketsOf(const Machine &m, llvm::ArrayRef<int> 
   return sockets;
 }
 
+/// Whether rings go by socket over `numNodes` nodes split into `sockets`:
+/// three nodes or more, two sockets of at least 2 GPUs each.
+bool bySocketApplies(int numNodes, const std::array<std::vector<int>, 2> &sockets) {
+  return numNodes >= 3 && sockets[0].size() >= 2 && sockets[1].size() >= 2;
+}
+
 /// Several nodes' ranks, node by node, where every node holds the same
 /// number and no two of a node's GPUs have NVLink between them; empty
 /// otherwise.
@@ -323,8 +329,7 @@ std::vector<std::vector<int>> leastLoadedRings(const Machine &m,
                                                int count, bool bySocket) {
   int numNodes = nodes.size(), g = nodes[0].size();
   std::array<std::vector<int>, 2> sockets = socketsOf(m, nodes[0]);
-  if (bySocket ? numNodes < 3 || sockets[0].size() < 2 || sockets[1].size() < 2
-               : numNodes % 2 != 0)
+  if (bySocket ? !bySocketApplies(numNodes, sockets) : numNodes % 2 != 0)
     return {};
   std::vector<int> everyGpu(g);
   std::iota(everyGpu.begin(), everyGpu.end(), 0);
@@ -464,8 +469,5 @@ std::vector<std::vector<int>> ccopt::topo::ringOrders(const Machine &machine,
 
 bool ccopt::topo::socketRingsApply(const Machine &machine, llvm::ArrayRef<int> ranks) {
   std::vector<std::vector<int>> nodes = pcieNodes(machine, ranks);
-  if (nodes.size() < 3)
-    return false;
-  std::array<std::vector<int>, 2> sockets = socketsOf(machine, nodes[0]);
-  return sockets[0].size() >= 2 && sockets[1].size() >= 2;
+  return !nodes.empty() && bySocketApplies(nodes.size(), socketsOf(machine, nodes[0]));
 }
