@@ -18,7 +18,12 @@
 // where not every two of a node's GPUs have NVLink, the exchange inside the
 // node then goes round a ring over them, in the order of the node's NVLink
 // ring on each channel (the task's rank order; positions l are still the
-// same GPU on every node, so rails stay rails).
+// same GPU on every node, so rails stay rails). A channel in its node phase
+// sends its copies and then adds what it received, a local pass that uses
+// no link; channels in one phase run in step, so they would all be adding
+// at once and leave NVLink idle: in every other piece of half of them (by
+// channel pairs, so both phase orders have some) each block's copies are
+// added as soon as that block's are sent, before the next block's go out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,7 +45,7 @@ public:
                           ArrayRef<int64_t> order)
       : NodeMajorRanks(b.getContext(), program.getRanks(), P), b(b), loc(loc),
         C(C * pieces), scratchBlocks(scratchBlocks), ch(channel * pieces + piece),
-        order(order), ringInNode(ringInNode),
+        order(order), ringInNode(ringInNode), sumEachBlockAsSent((channel / 2 + piece) % 2),
         finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()) {}
 
   /// The exchange inside the node, the ring along the rail, or both
@@ -157,7 +162,7 @@ private:
   Location loc;
   int64_t C, scratchBlocks, ch; // C and ch count pieces (a share each)
   ArrayRef<int64_t> order;
-  bool ringInNode, finalize;
+  bool ringInNode, sumEachBlockAsSent, finalize;
 };
 
 void HierarchicalHalfBuilder::reduceScatter(Phase phase) {
@@ -172,11 +177,23 @@ void HierarchicalHalfBuilder::reduceScatter(Phase phase) {
   if (node) {
     // Ring step i reduces the block of node v-1-i (its GPU l's), so send
     // the node's other GPUs their copies in that order.
-    if (!ringInNode)
-      forEachBlockAndGpu([&](AffineExpr i, AffineExpr t) {
-        SendOp::create(b, loc, block(BufferKind::Input, blockOf(i + 1, local() + t), 3),
-                       toGpu(t, 3), scratch(slot(t, i), 3));
+    auto sendCopies = [&](AffineExpr i, unsigned dims) {
+      buildLoop(b, loc, 1, G, [&] {
+        AffineExpr t = dim(dims);
+        SendOp::create(b, loc,
+                       block(BufferKind::Input, blockOf(i + 1, local() + t), dims + 1),
+                       toGpu(t, dims + 1), scratch(slot(t, i), dims + 1));
       });
+    };
+    if (!ringInNode && !rail && M > 1 && G > 1 && sumEachBlockAsSent) {
+      buildLoop(b, loc, 0, M, [&] {
+        sendCopies(dim(1), 2);
+        sumInNode(dim(1), 2, sumOf(dim(1)), false);
+      });
+      return;
+    }
+    if (!ringInNode && G > 1)
+      buildLoop(b, loc, 0, M, [&] { sendCopies(dim(1), 2); });
     if (M == 1) {
       sumInNode(constant(0), 1, [&](unsigned d) { return own(BufferKind::Output, d); },
                 /*last=*/true);

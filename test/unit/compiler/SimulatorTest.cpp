@@ -720,6 +720,24 @@ TEST_F(SimulatorTest, HierarchicalAllGatherPiecesOverlapPhases) {
   EXPECT_LT(sixteen, 0.7 * one) << one << " " << sixteen;
 }
 
+// The hierarchical reduce-scatter in pieces: channels in their node phase
+// that all added their copies at once would leave NVLink idle meanwhile;
+// half of them add each block's as soon as it is sent (two a100x8 nodes,
+// 1 GiB, 64 channels in 16 pieces: 0.81 of the bound before, 0.89).
+TEST_F(SimulatorTest, HierarchicalReduceScatterAddsWhileOthersSend) {
+  topo::Machine m = preset("a100x8", 2);
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  AllReduceShape shape = shapeOf(16, GiB / 16);
+  shape.inPlace = false;
+  double us = run(buildHierarchicalReduceScatter(b, b.getUnknownLoc(), "rs", shape, 8,
+                                                 /*ringInNode=*/false, 16, 64),
+                  m)
+                  .timeUs;
+  double bound = lowerBoundUs(ccl::CollectiveKind::ReduceScatter, firstRanks(16), GiB, m);
+  EXPECT_GT(bound / us, 0.87) << us << " " << bound;
+}
+
 //===----------------------------------------------------------------------===//
 // Simulator errors.
 //===----------------------------------------------------------------------===//
