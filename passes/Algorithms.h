@@ -120,6 +120,8 @@ mlir::sched::ProgramOp buildHalvingDoublingAllReduce(mlir::OpBuilder &b,
 /// channels starting at different phases so that they overlap. With
 /// `nodeRings` (a node's local ranks in ring order; channels take them in
 /// turn) the exchanges inside the nodes are rings instead of direct.
+/// Where hierarchicalAllReduceByHalves holds it is
+/// buildHierarchicalAllReduceByHalves.
 mlir::sched::ProgramOp buildHierarchicalAllReduce(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   llvm::StringRef name,
@@ -135,6 +137,22 @@ mlir::sched::ProgramOp buildHierarchicalAllReduce(mlir::OpBuilder &b,
 /// rank's rounded block over a narrow wire).
 int64_t hierarchicalAllReduceSlots(int64_t perNode, int64_t nodes, bool ringBetweenNodes,
                                    bool ringInNode, bool narrowWire);
+/// Whether the hierarchical all-reduce is the hierarchical reduce-scatter
+/// and all-gather in one program: a ring between nodes whose GPUs all have
+/// NVLink (no `nodeRings`), equal blocks (count a multiple of the ranks),
+/// the full-width wire (a narrow one would leave each block's owner with
+/// bits the others do not get).
+bool hierarchicalAllReduceByHalves(const AllReduceShape &shape, bool ringBetweenNodes,
+                                   bool ringInNode);
+/// That program: block r summed onto rank r, then gathered, the three
+/// phases of a piece (the node's exchange; the reduce-scatter's then the
+/// all-gather's ring along the rail; the node's exchange back) pipelined as
+/// above. Scratch: hierarchicalAllReduceByHalvesScratch blocks of count / n
+/// (n + nodes - 1).
+mlir::sched::ProgramOp buildHierarchicalAllReduceByHalves(
+    mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+    const AllReduceShape &shape, int64_t perNode, int64_t chunks, int64_t channels);
+int64_t hierarchicalAllReduceByHalvesScratch(int64_t ranks, int64_t perNode);
 
 /// Whether every two of `ranks` (world ranks) reach each other over NVLink
 /// alone: a direct exchange among them stays on NVLink.

@@ -231,6 +231,8 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
                                             const RingOrders &nodeRings) {
   int64_t n = shape.ranks, count = shape.count, G = perNode, M = n / G;
   assert(G >= 2 && M >= 2 && n % G == 0 && "needs several nodes of several GPUs");
+  if (hierarchicalAllReduceByHalves(shape, ringBetweenNodes, !nodeRings.empty()))
+    return buildHierarchicalAllReduceByHalves(b, loc, name, shape, perNode, chunks, channels);
   assert((ringBetweenNodes || llvm::isPowerOf2_64(M)) &&
          "recursive doubling needs a power-of-two number of nodes");
   int64_t K = ringBetweenNodes ? M : 1;
@@ -263,6 +265,12 @@ int64_t ccopt::hierarchicalAllReduceSlots(int64_t perNode, int64_t nodes,
                                           bool narrowWire) {
   return (ringInNode ? 1 : perNode) +
          (ringBetweenNodes ? 1 : llvm::Log2_64(nodes) + (narrowWire ? 1 : 0));
+}
+
+bool ccopt::hierarchicalAllReduceByHalves(const AllReduceShape &shape,
+                                          bool ringBetweenNodes, bool ringInNode) {
+  return ringBetweenNodes && !ringInNode && shape.count % shape.ranks == 0 &&
+         !shape.narrowWire();
 }
 
 bool ccopt::nvlinkBetweenAll(const topo::Machine &machine, llvm::ArrayRef<int> ranks) {

@@ -25,6 +25,14 @@
 // channel pairs, so both phase orders have some) each block's copies are
 // added as soon as that block's are sent, before the next block's go out.
 //
+// The hierarchical all-reduce of nodes whose GPUs all have NVLink is the
+// two halves in one program: the reduce-scatter leaves block r of the
+// output summed on rank r, and the all-gather takes it from there, in
+// three phases per piece (the node's exchange, both rings along the rail,
+// the node's exchange back) rotating as the all-reduce's do. Its scratch is
+// the reduce-scatter's, n + N - 1 blocks, where the direct all-reduce's
+// node phase takes P copies of the whole buffer.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/ScheduleBuilding.h"
@@ -42,10 +50,12 @@ public:
   HierarchicalHalfBuilder(OpBuilder &b, Location loc, ProgramOp program, int64_t P,
                           int64_t C, int64_t scratchBlocks, int64_t channel,
                           int64_t piece, int64_t pieces, bool ringInNode,
-                          ArrayRef<int64_t> order)
+                          ArrayRef<int64_t> order, bool sumEachBlockAsSent,
+                          bool allReduce = false)
       : NodeMajorRanks(b.getContext(), program.getRanks(), P), b(b), loc(loc),
         C(C * pieces), scratchBlocks(scratchBlocks), ch(channel * pieces + piece),
-        order(order), ringInNode(ringInNode), sumEachBlockAsSent((channel / 2 + piece) % 2),
+        order(order), ringInNode(ringInNode), sumEachBlockAsSent(sumEachBlockAsSent),
+        allReduce(allReduce),
         finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()) {}
 
   /// The exchange inside the node, the ring along the rail, or both
@@ -67,8 +77,11 @@ private:
   PartAttr block(BufferKind kind, AffineExpr j, unsigned dims) {
     return part(kind, j * C + ch, n * C, dims);
   }
-  /// This channel's piece of the one-block buffer.
+  /// This channel's piece of the one-block buffer (an all-reduce's: this
+  /// rank's block of the output).
   PartAttr own(BufferKind kind, unsigned dims) {
+    if (allReduce)
+      return block(BufferKind::Output, blockOf(constant(0), local()), dims);
     return part(kind, constant(ch), C, dims);
   }
   /// This channel's piece of scratch block i.
@@ -162,7 +175,7 @@ private:
   Location loc;
   int64_t C, scratchBlocks, ch; // C and ch count pieces (a share each)
   ArrayRef<int64_t> order;
-  bool ringInNode, sumEachBlockAsSent, finalize;
+  bool ringInNode, sumEachBlockAsSent, allReduce, finalize;
 };
 
 void HierarchicalHalfBuilder::reduceScatter(Phase phase) {
@@ -249,7 +262,8 @@ void HierarchicalHalfBuilder::allGather(Phase phase) {
   if (rail) {
     // Ring step s brings the block of GPU l of node v-s.
     AffineExpr mine = blockOf(constant(0), local());
-    CopyOp::create(b, loc, own(BufferKind::Input, 1), block(BufferKind::Output, mine, 1));
+    if (!allReduce) // an all-reduce's block is there already
+      CopyOp::create(b, loc, own(BufferKind::Input, 1), block(BufferKind::Output, mine, 1));
     if (M > 1)
       SendOp::create(b, loc, own(BufferKind::Input, 1), peer(alongRail(1), 1),
                      block(BufferKind::Output, mine, 1));
@@ -300,6 +314,13 @@ void HierarchicalHalfBuilder::allGather(Phase phase) {
 
 enum class Half { ReduceScatter, AllGather };
 
+/// Blocks of reduce-scatter scratch: the node's copies, the node sums, the
+/// ring's staging blocks.
+int64_t reduceScatterScratchBlocks(int64_t ranks, int64_t perNode) {
+  int64_t P = perNode, N = ranks / perNode;
+  return ranks > 1 ? (P - 1) * N + (P > 1 && N > 1 ? N : 0) + (N - 1) : 0;
+}
+
 ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half half,
                                 const ccopt::AllReduceShape &shape, int64_t perNode,
                                 bool ringInNode, int64_t chunks, int64_t channels,
@@ -312,10 +333,7 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
   // One piece is latency-bound: the direct exchange's one hop then.
   ringInNode = ringInNode && Q > 1;
   bool scatter = half == Half::ReduceScatter;
-  // Slots for the node's copies, the node sums, the ring's staging blocks.
-  int64_t scratchBlocks = 0;
-  if (scatter && n > 1)
-    scratchBlocks = (P - 1) * N + (P > 1 && N > 1 ? N : 0) + (N - 1);
+  int64_t scratchBlocks = scatter ? reduceScatterScratchBlocks(n, P) : 0;
   auto program = buildProgram(
       b, loc, name,
       scatter ? ccl::CollectiveKind::ReduceScatter : ccl::CollectiveKind::AllGather,
@@ -330,7 +348,7 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
         buildTask(b, loc, program, ch, orders).getRankMap().value_or(ArrayRef<int64_t>());
     auto build = [&](int64_t piece, HierarchicalHalfBuilder::Phase phase) {
       HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch, piece, Q,
-                                      ringInNode, order);
+                                      ringInNode, order, (ch / 2 + piece) % 2);
       scatter ? builder.reduceScatter(phase) : builder.allGather(phase);
     };
     if (Q == 1) {
@@ -348,6 +366,41 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
 }
 
 } // namespace
+
+int64_t ccopt::hierarchicalAllReduceByHalvesScratch(int64_t ranks, int64_t perNode) {
+  return reduceScatterScratchBlocks(ranks, perNode);
+}
+
+ProgramOp ccopt::buildHierarchicalAllReduceByHalves(OpBuilder &b, Location loc,
+                                                    StringRef name,
+                                                    const AllReduceShape &shape,
+                                                    int64_t perNode, int64_t chunks,
+                                                    int64_t channels) {
+  int64_t n = shape.ranks, m = shape.count / n;
+  assert(shape.count % n == 0 && "the halves need equal blocks");
+  int64_t C = std::clamp<int64_t>(m, 1, channels);
+  int64_t Q = std::clamp<int64_t>(m / C, 1, chunks);
+  int64_t scratchBlocks = reduceScatterScratchBlocks(n, perNode);
+  auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
+                              /*hasRedop=*/true, shape.count, shape.count,
+                              scratchBlocks * m, std::nullopt, "hierarchical", C, Q);
+  OpBuilder::InsertionGuard guard(b);
+  using Phase = HierarchicalHalfBuilder::Phase;
+  for (int64_t ch = 0; ch < C; ++ch) {
+    buildTask(b, loc, program, ch, {});
+    forEachPiecePhase(ch, Q, 3, [&](int64_t piece, int phase) {
+      // Channels that start the round at one phase alternate by threes.
+      HierarchicalHalfBuilder builder(b, loc, program, perNode, C, scratchBlocks, ch, piece,
+                                      Q, /*ringInNode=*/false, {}, (ch / 3 + piece) % 2,
+                                      /*allReduce=*/true);
+      if (phase != 2)
+        builder.reduceScatter(phase == 0 ? Phase::Node : Phase::Rail);
+      if (phase != 0)
+        builder.allGather(phase == 1 ? Phase::Rail : Phase::Node);
+    });
+  }
+  return program;
+}
 
 ProgramOp ccopt::buildHierarchicalReduceScatter(OpBuilder &b, Location loc,
                                                 StringRef name,

@@ -239,9 +239,11 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
 
   /// Steps one rank takes per channel and chunk (simulation cost grows
   /// with them).
-  static int64_t stepsPerRank(const Collective &c, StringRef algorithm,
-                              std::optional<int64_t> perNode) {
+  int64_t stepsPerRank(const Collective &c, StringRef algorithm,
+                       std::optional<int64_t> perNode) {
     int64_t n = c.shape.ranks;
+    if (byHalves(c, algorithm, perNode)) // the node's exchanges block by block
+      return 5 * (*perNode - 1) * (n / *perNode) + 2 * (n / *perNode) + 1;
     if (algorithm == "tree" || isChain(algorithm) ||
         c.kind == ccl::CollectiveKind::SendRecv)
       return 4;
@@ -281,6 +283,16 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     return chunks;
   }
 
+  /// Whether the hierarchical all-reduce is built from the reduce-scatter
+  /// and all-gather (hierarchicalAllReduceByHalves).
+  bool byHalves(const Collective &c, StringRef algorithm, std::optional<int64_t> perNode) {
+    return c.kind == ccl::CollectiveKind::AllReduce && perNode &&
+           algorithm == "hierarchical" &&
+           hierarchicalAllReduceByHalves(
+               c.shape, /*ringBetweenNodes=*/true,
+               !nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode)));
+  }
+
   /// Scratch a candidate takes per rank, in bytes.
   int64_t scratchBytes(const Collective &c, StringRef algorithm,
                        std::optional<int64_t> perNode) {
@@ -298,6 +310,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       return (llvm::Log2_64_Ceil(n) + 1) * c.bytes;
     if (allReduce && (algorithm == "recursive_doubling" || algorithm == "halving_doubling"))
       return llvm::Log2_64(n) * c.bytes;
+    if (byHalves(c, algorithm, perNode))
+      return hierarchicalAllReduceByHalvesScratch(n, *perNode) * (c.bytes / n);
     if (allReduce && perNode && algorithm.starts_with("hierarchical"))
       return hierarchicalAllReduceSlots(
                  *perNode, n / *perNode, algorithm != "hierarchical_rd",
@@ -369,6 +383,11 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       int64_t budget = hierarchical && c.kind == ccl::CollectiveKind::AllReduce
                            ? kStepBudget / 2
                            : kStepBudget;
+      // Built from the halves, it takes many small steps (a node's exchange
+      // block by block) that fold well: the simulation walks one node's
+      // ranks and one channel of each of six kinds.
+      if (byHalves(c, algorithm, perNode))
+        budget = 2 * kStepBudget;
       std::optional<Choice> bestHere;
       std::set<std::pair<int64_t, int64_t>> tried; // channels, chunks
       bool perRankTasks = algorithm == "tree" || algorithm == "binomial";

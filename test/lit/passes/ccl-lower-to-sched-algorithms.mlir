@@ -7,6 +7,7 @@
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=recursive_doubling" --sched-verify | FileCheck %s --check-prefix=RD
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=halving_doubling channels=1" --sched-verify | FileCheck %s --check-prefix=HD
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical topo=a100x8 nodes=2" --sched-verify | FileCheck %s --check-prefix=HIER
+// RUN: sed 's/1024xf32/1000xf32/g' %s | ccopt - --ccl-lower-to-sched="algorithm=hierarchical topo=a100x8 nodes=2" --sched-verify | FileCheck %s --check-prefix=HIER-UNEVEN
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical_rd topo=a100x8 nodes=2" --sched-verify | FileCheck %s --check-prefix=HIER-RD
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=tree topo=a100x8 nodes=2 channels=1 chunks=4" --sched-verify | FileCheck %s --check-prefix=TREE
 // RUN: ccopt %s --split-input-file --ccl-lower-to-sched="algorithm=hierarchical_rd topo=a100x8 nodes=2 channels=3 chunks=2" --sched-verify | FileCheck %s --check-prefix=PIECES
@@ -41,8 +42,24 @@
 // HD-NOT: sched.recv
 
 // Hierarchical: inside the node, between the nodes' GPU l, inside again.
-// HIER: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical"
-// HIER: sched.recv_reduce_send {{.*}} store <output
+// On nodes whose GPUs all have NVLink, with equal blocks, it is the
+// hierarchical reduce-scatter and all-gather in one program: GPU l gets the
+// node's copies of the blocks 8k + l and adds them (in the rail ring's
+// order), the ring along the rail leaves block r summed on rank r, the
+// all-gather's ring and the node's exchange take it everywhere; scratch:
+// n + nodes - 1 = 17 blocks of 64.
+// HIER: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical"{{.*}}scratch_count = 1088
+// HIER: sched.send <input, {{.*}} at <scratch
+// HIER: sched.reduce <input,
+// HIER: sched.reduce <scratch, (d0) -> (16), 17>, <scratch, (d0) -> (15), 17> -> <output, (d0) -> (((d0 floordiv 8) mod 2) * 8 + d0 mod 8), 16> finalize
+// HIER-NEXT: sched.send <output, (d0) -> (((d0 floordiv 8) mod 2) * 8 + d0 mod 8), 16> to
+// HIER: sched.recv from {{.*}} into <output
+// Otherwise (1000 elements on 16 ranks) the node's phases exchange the
+// whole piece directly, a scratch copy of it per GPU of the node and one
+// for the ring between the nodes.
+// HIER-UNEVEN: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical"{{.*}}scratch_count = 9000
+// HIER-UNEVEN: sched.copy <input, (d0) -> (d0 mod 8), 8> -> <scratch
+// HIER-UNEVEN: sched.recv_reduce_send {{.*}} store <output
 // HIER-RD: sched.program @p_all_reduce_0 attributes {algorithm = "hierarchical_rd"
 
 // In pieces (2 per channel, blocks 8p.. of 48) the phases pipeline, and each
