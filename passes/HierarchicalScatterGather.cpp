@@ -31,7 +31,10 @@
 // three phases per piece (the node's exchange, both rings along the rail,
 // the node's exchange back) rotating as the all-reduce's do. Its scratch is
 // the reduce-scatter's, n + N - 1 blocks, where the direct all-reduce's
-// node phase takes P copies of the whole buffer.
+// node phase takes P copies of the whole buffer. Its first and last pieces
+// are cut in two, so that the pipeline fills and drains on half a piece
+// while the others' phases keep the links busy (the halves alone lose by
+// that: their two phases overlap less).
 //
 //===----------------------------------------------------------------------===//
 
@@ -365,6 +368,26 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
   return program;
 }
 
+/// Piece `index` of a channel's share cut in `of`.
+struct Piece {
+  int64_t index, of;
+};
+
+/// A channel's share in Q pieces, the first and the last cut in two (where
+/// there are 4 pieces or more, of 2 elements or more): Q + 2 pieces, in
+/// order.
+std::vector<Piece> taperedPieces(int64_t Q, int64_t elements) {
+  std::vector<Piece> pieces;
+  bool taper = Q >= 4 && elements >= 2 * Q;
+  if (taper)
+    pieces.assign({{0, 2 * Q}, {1, 2 * Q}});
+  for (int64_t s = taper ? 1 : 0; s < (taper ? Q - 1 : Q); ++s)
+    pieces.push_back({s, Q});
+  if (taper)
+    pieces.insert(pieces.end(), {{2 * Q - 2, 2 * Q}, {2 * Q - 1, 2 * Q}});
+  return pieces;
+}
+
 } // namespace
 
 int64_t ccopt::hierarchicalAllReduceByHalvesScratch(int64_t ranks, int64_t perNode) {
@@ -388,11 +411,12 @@ ProgramOp ccopt::buildHierarchicalAllReduceByHalves(OpBuilder &b, Location loc,
   using Phase = HierarchicalHalfBuilder::Phase;
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch, {});
-    forEachPiecePhase(ch, Q, 3, [&](int64_t piece, int phase) {
+    std::vector<Piece> pieces = taperedPieces(Q, m / C);
+    forEachPiecePhase(ch, pieces.size(), 3, [&](int64_t s, int phase) {
       // Channels that start the round at one phase alternate by threes.
-      HierarchicalHalfBuilder builder(b, loc, program, perNode, C, scratchBlocks, ch, piece,
-                                      Q, /*ringInNode=*/false, {}, (ch / 3 + piece) % 2,
-                                      /*allReduce=*/true);
+      HierarchicalHalfBuilder builder(b, loc, program, perNode, C, scratchBlocks, ch,
+                                      pieces[s].index, pieces[s].of, /*ringInNode=*/false, {},
+                                      (ch / 3 + s) % 2, /*allReduce=*/true);
       if (phase != 2)
         builder.reduceScatter(phase == 0 ? Phase::Node : Phase::Rail);
       if (phase != 0)

@@ -69,10 +69,10 @@ ccl.program @small world(16) {
 // A large one is bandwidth-bound: the node-aware one built from the
 // hierarchical reduce-scatter and all-gather (1/8 of the buffer over each
 // NIC, its pieces' phases on NVLink and the network at once) beats the
-// double binary tree and the ring, in the Simple protocol (LL's lines carry
-// half data).
+// double binary tree and the ring, in the Simple or LL128 protocol (LL's
+// lines carry half data).
 // CHECK-LABEL: ccl.program @large
-// CHECK: ccl.all_reduce sum %{{.*}} {algorithm = "hierarchical", channels = {{[0-9]+}} : i64, chunks = {{[0-9]+}} : i64, predicted_us = {{.*}}, protocol = "simple", runner_up = "{{ring|tree}}"
+// CHECK: ccl.all_reduce sum %{{.*}} {algorithm = "hierarchical", channels = {{[0-9]+}} : i64, chunks = {{[0-9]+}} : i64, predicted_us = {{.*}}, protocol = "{{simple|ll128}}", runner_up = "{{ring|tree}}"
 // LOWERED: sched.program @large_all_reduce_0 attributes {algorithm = "hierarchical"
 ccl.program @large world(16) {
   %a = ccl.buffer "a" : !ccl.buffer<16777216xf32>

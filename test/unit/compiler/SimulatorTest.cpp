@@ -744,9 +744,10 @@ TEST_F(SimulatorTest, HierarchicalReduceScatterAddsWhileOthersSend) {
 }
 
 // The hierarchical all-reduce from its halves on two a100x8 nodes, 1 GiB,
-// 64 channels in 16 pieces: 0.91 of the bound (the double binary tree, the
-// best before, 0.85), in n + nodes - 1 = 17 blocks of scratch (the direct
-// node phase's: 9 copies of the buffer).
+// 64 channels in 16 pieces (the first and last in two halves): 0.94 of the
+// bound (0.91 in 16 equal pieces; the double binary tree, the best before,
+// 0.85), in n + nodes - 1 = 17 blocks of scratch (the direct node phase's:
+// 9 copies of the buffer).
 TEST_F(SimulatorTest, HierarchicalAllReduceFromItsHalves) {
   topo::Machine m = preset("a100x8", 2);
   OpBuilder b(&context);
@@ -757,7 +758,7 @@ TEST_F(SimulatorTest, HierarchicalAllReduceFromItsHalves) {
   EXPECT_EQ(program.getScratchCount(), 17 * shape.count / 16);
   double us = run(program, m).timeUs;
   double bound = lowerBoundUs(ccl::CollectiveKind::AllReduce, firstRanks(16), GiB, m);
-  EXPECT_GT(bound / us, 0.9) << us << " " << bound;
+  EXPECT_GT(bound / us, 0.93) << us << " " << bound;
 }
 
 //===----------------------------------------------------------------------===//
