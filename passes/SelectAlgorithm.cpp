@@ -383,10 +383,12 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       int64_t budget = hierarchical && c.kind == ccl::CollectiveKind::AllReduce
                            ? kStepBudget / 2
                            : kStepBudget;
-      // Built from the halves, it takes many small steps (a node's exchange
-      // block by block) that fold well: the simulation walks one node's
-      // ranks and one channel of each of six kinds.
-      if (byHalves(c, algorithm, perNode))
+      // The hierarchical reduce-scatter and all-gather, and the all-reduce
+      // built from them, take many small steps (a node's exchange block by
+      // block) that fold well: the simulation walks one node's ranks and
+      // one channel of each of a few kinds (six at most).
+      if (hierarchical && (c.kind != ccl::CollectiveKind::AllReduce ||
+                           byHalves(c, algorithm, perNode)))
         budget = 2 * kStepBudget;
       std::optional<Choice> bestHere;
       std::set<std::pair<int64_t, int64_t>> tried; // channels, chunks
