@@ -147,12 +147,14 @@ bool hierarchicalAllReduceByHalves(const AllReduceShape &shape, bool ringBetween
 /// That program: block r summed onto rank r, then gathered, the three
 /// phases of a piece (the node's exchange; the reduce-scatter's then the
 /// all-gather's ring along the rail; the node's exchange back) pipelined as
-/// above. Scratch: hierarchicalAllReduceByHalvesScratch blocks of count / n
+/// above. Scratch: hierarchicalReduceScatterScratch blocks of count / n
 /// (n + nodes - 1).
 mlir::sched::ProgramOp buildHierarchicalAllReduceByHalves(
     mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
     const AllReduceShape &shape, int64_t perNode, int64_t chunks, int64_t channels);
-int64_t hierarchicalAllReduceByHalvesScratch(int64_t ranks, int64_t perNode);
+/// Blocks of scratch (of one rank's block each) the hierarchical
+/// reduce-scatter takes, and the all-reduce built from it.
+int64_t hierarchicalReduceScatterScratch(int64_t ranks, int64_t perNode);
 
 /// Whether every two of `ranks` (world ranks) reach each other over NVLink
 /// alone: a direct exchange among them stays on NVLink.

@@ -317,13 +317,6 @@ void HierarchicalHalfBuilder::allGather(Phase phase) {
 
 enum class Half { ReduceScatter, AllGather };
 
-/// Blocks of reduce-scatter scratch: the node's copies, the node sums, the
-/// ring's staging blocks.
-int64_t reduceScatterScratchBlocks(int64_t ranks, int64_t perNode) {
-  int64_t P = perNode, N = ranks / perNode;
-  return ranks > 1 ? (P - 1) * N + (P > 1 && N > 1 ? N : 0) + (N - 1) : 0;
-}
-
 ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half half,
                                 const ccopt::AllReduceShape &shape, int64_t perNode,
                                 bool ringInNode, int64_t chunks, int64_t channels,
@@ -336,7 +329,7 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
   // One piece is latency-bound: the direct exchange's one hop then.
   ringInNode = ringInNode && Q > 1;
   bool scatter = half == Half::ReduceScatter;
-  int64_t scratchBlocks = scatter ? reduceScatterScratchBlocks(n, P) : 0;
+  int64_t scratchBlocks = scatter ? ccopt::hierarchicalReduceScatterScratch(n, P) : 0;
   auto program = buildProgram(
       b, loc, name,
       scatter ? ccl::CollectiveKind::ReduceScatter : ccl::CollectiveKind::AllGather,
@@ -378,20 +371,25 @@ struct Piece {
 /// order.
 std::vector<Piece> taperedPieces(int64_t Q, int64_t elements) {
   std::vector<Piece> pieces;
-  bool taper = Q >= 4 && elements >= 2 * Q;
-  if (taper)
-    pieces.assign({{0, 2 * Q}, {1, 2 * Q}});
-  for (int64_t s = taper ? 1 : 0; s < (taper ? Q - 1 : Q); ++s)
+  if (Q < 4 || elements < 2 * Q) {
+    for (int64_t s = 0; s < Q; ++s)
+      pieces.push_back({s, Q});
+    return pieces;
+  }
+  // Halves 2s and 2s + 1 of the share cut in 2Q make up piece s.
+  pieces = {{0, 2 * Q}, {1, 2 * Q}};
+  for (int64_t s = 1; s < Q - 1; ++s)
     pieces.push_back({s, Q});
-  if (taper)
-    pieces.insert(pieces.end(), {{2 * Q - 2, 2 * Q}, {2 * Q - 1, 2 * Q}});
+  pieces.insert(pieces.end(), {{2 * Q - 2, 2 * Q}, {2 * Q - 1, 2 * Q}});
   return pieces;
 }
 
 } // namespace
 
-int64_t ccopt::hierarchicalAllReduceByHalvesScratch(int64_t ranks, int64_t perNode) {
-  return reduceScatterScratchBlocks(ranks, perNode);
+int64_t ccopt::hierarchicalReduceScatterScratch(int64_t ranks, int64_t perNode) {
+  // The node's copies, the node sums, the ring's staging blocks.
+  int64_t P = perNode, N = ranks / perNode;
+  return ranks > 1 ? (P - 1) * N + (P > 1 && N > 1 ? N : 0) + (N - 1) : 0;
 }
 
 ProgramOp ccopt::buildHierarchicalAllReduceByHalves(OpBuilder &b, Location loc,
@@ -403,7 +401,7 @@ ProgramOp ccopt::buildHierarchicalAllReduceByHalves(OpBuilder &b, Location loc,
   assert(shape.count % n == 0 && "the halves need equal blocks");
   int64_t C = std::clamp<int64_t>(m, 1, channels);
   int64_t Q = std::clamp<int64_t>(m / C, 1, chunks);
-  int64_t scratchBlocks = reduceScatterScratchBlocks(n, perNode);
+  int64_t scratchBlocks = hierarchicalReduceScatterScratch(n, perNode);
   auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
                               /*hasRedop=*/true, shape.count, shape.count,
                               scratchBlocks * m, std::nullopt, "hierarchical", C, Q);

@@ -242,7 +242,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   int64_t stepsPerRank(const Collective &c, StringRef algorithm,
                        std::optional<int64_t> perNode) {
     int64_t n = c.shape.ranks;
-    if (byHalves(c, algorithm, perNode)) // the node's exchanges block by block
+    // Block by block: the reduce-scatter's sends, receives and additions of
+    // the node's copies, the all-gather's sends and receives, the rings.
+    if (byHalves(c, algorithm, perNode))
       return 5 * (*perNode - 1) * (n / *perNode) + 2 * (n / *perNode) + 1;
     if (algorithm == "tree" || isChain(algorithm) ||
         c.kind == ccl::CollectiveKind::SendRecv)
@@ -311,7 +313,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     if (allReduce && (algorithm == "recursive_doubling" || algorithm == "halving_doubling"))
       return llvm::Log2_64(n) * c.bytes;
     if (byHalves(c, algorithm, perNode))
-      return hierarchicalAllReduceByHalvesScratch(n, *perNode) * (c.bytes / n);
+      return hierarchicalReduceScatterScratch(n, *perNode) * (c.bytes / n);
     if (allReduce && perNode && algorithm.starts_with("hierarchical"))
       return hierarchicalAllReduceSlots(
                  *perNode, n / *perNode, algorithm != "hierarchical_rd",
