@@ -138,12 +138,15 @@ mlir::sched::ProgramOp buildHierarchicalAllReduce(mlir::OpBuilder &b,
 int64_t hierarchicalAllReduceSlots(int64_t perNode, int64_t nodes, bool ringBetweenNodes,
                                    bool ringInNode, bool narrowWire);
 /// Whether the hierarchical all-reduce is the hierarchical reduce-scatter
-/// and all-gather in one program: a ring between nodes whose GPUs all have
-/// NVLink (no `nodeRings`), equal blocks (count a multiple of the ranks),
-/// the full-width wire (a narrow one would leave each block's owner with
-/// bits the others do not get).
-bool hierarchicalAllReduceByHalves(const AllReduceShape &shape, bool ringBetweenNodes,
-                                   bool ringInNode);
+/// and all-gather in one program: a ring between up to 8 nodes whose GPUs
+/// all have NVLink (no `nodeRings`), equal blocks (count a multiple of the
+/// ranks), the full-width wire (a narrow one would leave each block's owner
+/// with bits the others do not get). On more nodes its node phases' steps,
+/// block by block, outgrow the selection's step budgets before the channels
+/// and pieces that pay (a100x8 ×16 16 MiB: the direct one's 459 µs in
+/// LL128, the halves' best within the budgets slower than the tree's 472).
+bool hierarchicalAllReduceByHalves(const AllReduceShape &shape, int64_t perNode,
+                                   bool ringBetweenNodes, bool ringInNode);
 /// That program: block r summed onto rank r, then gathered, the three
 /// phases of a piece (the node's exchange; the reduce-scatter's then the
 /// all-gather's ring along the rail; the node's exchange back) pipelined as

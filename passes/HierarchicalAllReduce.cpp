@@ -231,7 +231,7 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
                                             const RingOrders &nodeRings) {
   int64_t n = shape.ranks, count = shape.count, G = perNode, M = n / G;
   assert(G >= 2 && M >= 2 && n % G == 0 && "needs several nodes of several GPUs");
-  if (hierarchicalAllReduceByHalves(shape, ringBetweenNodes, !nodeRings.empty()))
+  if (hierarchicalAllReduceByHalves(shape, perNode, ringBetweenNodes, !nodeRings.empty()))
     return buildHierarchicalAllReduceByHalves(b, loc, name, shape, perNode, chunks, channels);
   assert((ringBetweenNodes || llvm::isPowerOf2_64(M)) &&
          "recursive doubling needs a power-of-two number of nodes");
@@ -267,10 +267,10 @@ int64_t ccopt::hierarchicalAllReduceSlots(int64_t perNode, int64_t nodes,
          (ringBetweenNodes ? 1 : llvm::Log2_64(nodes) + (narrowWire ? 1 : 0));
 }
 
-bool ccopt::hierarchicalAllReduceByHalves(const AllReduceShape &shape,
+bool ccopt::hierarchicalAllReduceByHalves(const AllReduceShape &shape, int64_t perNode,
                                           bool ringBetweenNodes, bool ringInNode) {
-  return ringBetweenNodes && !ringInNode && shape.count % shape.ranks == 0 &&
-         !shape.narrowWire();
+  return ringBetweenNodes && !ringInNode && shape.ranks / perNode <= 8 &&
+         shape.count % shape.ranks == 0 && !shape.narrowWire();
 }
 
 bool ccopt::nvlinkBetweenAll(const topo::Machine &machine, llvm::ArrayRef<int> ranks) {

@@ -291,7 +291,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     return c.kind == ccl::CollectiveKind::AllReduce && perNode &&
            algorithm == "hierarchical" &&
            hierarchicalAllReduceByHalves(
-               c.shape, /*ringBetweenNodes=*/true,
+               c.shape, *perNode, /*ringBetweenNodes=*/true,
                !nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode)));
   }
 

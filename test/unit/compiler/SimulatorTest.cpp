@@ -747,7 +747,7 @@ TEST_F(SimulatorTest, HierarchicalReduceScatterAddsWhileOthersSend) {
 // 64 channels in 16 pieces (the first and last in two halves): 0.94 of the
 // bound (0.91 in 16 equal pieces; the double binary tree, the best before,
 // 0.85), in n + nodes - 1 = 17 blocks of scratch (the direct node phase's:
-// 9 copies of the buffer).
+// 9 copies of the buffer, which it still is beyond 8 nodes).
 TEST_F(SimulatorTest, HierarchicalAllReduceFromItsHalves) {
   topo::Machine m = preset("a100x8", 2);
   OpBuilder b(&context);
@@ -759,6 +759,13 @@ TEST_F(SimulatorTest, HierarchicalAllReduceFromItsHalves) {
   double us = run(program, m).timeUs;
   double bound = lowerBoundUs(ccl::CollectiveKind::AllReduce, firstRanks(16), GiB, m);
   EXPECT_GT(bound / us, 0.93) << us << " " << bound;
+  // Beyond 8 nodes the direct node phase (a copy of the buffer per GPU of
+  // the node, one for the ring).
+  AllReduceShape sixteenNodes = shapeOf(128, 16 * MiB);
+  EXPECT_EQ(buildHierarchicalAllReduce(b, b.getUnknownLoc(), "direct", sixteenNodes, 8,
+                                       /*ringBetweenNodes=*/true, 1, 4)
+                .getScratchCount(),
+            9 * sixteenNodes.count);
 }
 
 //===----------------------------------------------------------------------===//
