@@ -407,9 +407,9 @@ ProgramOp ccopt::buildHierarchicalAllReduceByHalves(OpBuilder &b, Location loc,
                               scratchBlocks * m, std::nullopt, "hierarchical", C, Q);
   OpBuilder::InsertionGuard guard(b);
   using Phase = HierarchicalHalfBuilder::Phase;
+  std::vector<Piece> pieces = taperedPieces(Q, m / C);
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch, {});
-    std::vector<Piece> pieces = taperedPieces(Q, m / C);
     forEachPiecePhase(ch, pieces.size(), 3, [&](int64_t s, int phase) {
       // Channels that start the round at one phase alternate by threes.
       HierarchicalHalfBuilder builder(b, loc, program, perNode, C, scratchBlocks, ch,

@@ -359,6 +359,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       std::optional<int64_t> perNode = algorithm == "hierarchical_sockets"
                                            ? socketGroups(machine, c.ranks)->size
                                            : perNodeOfWorld;
+      int64_t perRank = stepsPerRank(c, algorithm, perNode); // a channel's, a chunk's
       // The direct algorithms (and the others' scratch copies) win on
       // latency, for small buffers and worlds.
       // (All-to-all is n^2 transfers whatever the algorithm; its direct form
@@ -421,7 +422,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
              chunks *= 2) {
           // Simulation time grows with the steps; beyond a budget only the
           // smallest candidate runs (large worlds keep compile time sane).
-          int64_t steps = n * channels * chunks * stepsPerRank(c, algorithm, perNode);
+          int64_t steps = n * channels * chunks * perRank;
           if (steps > (chunks > 1 ? budget : kStepBudget) && (bestChunks || bestHere))
             break;
           // The chunks double while that gets faster, so a pipeline's first
@@ -468,7 +469,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
                                                            topo::protocolOf(kind)))] |= 1u << i;
       }
       for (auto [chunks, protocols] : ncclPieces) {
-        int64_t steps = n * channels * chunks * stepsPerRank(c, algorithm, perNode);
+        int64_t steps = n * channels * chunks * perRank;
         // Fewer pieces than the search's first do not stream faster
         // through a tree (firstChunks).
         if (algorithm == "tree" && chunks < firstChunks(c, algorithm, channels, perNode))
