@@ -127,9 +127,12 @@ TEST_F(Gpu, VirtualRanksAllReduceOnTheCallersStream) {
   }
 }
 
-// The 8-rank, 16-channel sweep kernels (the ccbench set) at a few sizes.
+// The 8-rank sweep kernels (the ccbench set) at a few sizes, and rings under
+// LL and LL128 (an even and an odd count).
 TEST_F(Gpu, SweepKernelsAsVirtualRanks) {
-  for (const char* name : {"all_reduce-sum-f32-8r-256", "all_reduce-sum-f32-8r-262144", "all_reduce-sum-f32-8r-4194304"}) {
+  for (const char* name : {"all_reduce-sum-f32-8r-256", "all_reduce-sum-f32-8r-262144", "all_reduce-sum-f32-8r-4194304",
+                           "all_reduce-sum-f32-8r-262144-ll", "all_reduce-sum-f32-8r-1000003-ll",
+                           "all_reduce-sum-f32-8r-262144-ll128", "all_reduce-sum-f32-8r-1000003-ll128"}) {
     KernelLibrary lib = load(name);
     auto program = compile(lib);
     ASSERT_TRUE(program);

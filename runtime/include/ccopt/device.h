@@ -334,9 +334,14 @@ namespace cc_detail {
 // (after backing off); false on abort or timeout. A timeout records
 // CC_ERR_TIMEOUT and raises the abort flag, so every other wait gives up
 // too; an abort from elsewhere records CC_ERR_ABORTED unless an error is
-// already recorded.
+// already recorded. The abort flag lives in host memory (the host raises
+// it), so on a GPU each read crosses PCIe: read on every poll by every
+// waiting block, it made an H200's ring kernels up to 20x slower than
+// reading it once a wait has spun kSpinsBeforeAbortCheck times (as NCCL
+// spins before it checks its abort flag).
+constexpr unsigned kSpinsBeforeAbortCheck = 1024;
 CC_DEVICE bool keep_waiting(const cc_args* args, cc_u64 start, unsigned it) {
-  if (load_abort(args)) {
+  if (it % kSpinsBeforeAbortCheck == kSpinsBeforeAbortCheck - 1 && load_abort(args)) {
     fail(args, CC_ERR_ABORTED);
     return false;
   }
