@@ -109,7 +109,6 @@ CC_DEVICE void store_release(cc_u64* p, cc_u64 v) {
 CC_DEVICE void store_relaxed(cc_u64* p, cc_u64 v) {
   asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
-CC_DEVICE void fence_system() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 CC_DEVICE cc_u64 now_ns() {
   cc_u64 t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -163,7 +162,6 @@ namespace cc_detail {
 CC_DEVICE cc_u64 load_acquire(const cc_u64* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 CC_DEVICE void store_release(cc_u64* p, cc_u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 CC_DEVICE void store_relaxed(cc_u64* p, cc_u64 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-CC_DEVICE void fence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 CC_DEVICE cc_u64 now_ns() {
   return (cc_u64)std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -397,7 +395,9 @@ CC_DEVICE void cc_wait_recv(const cc_args* args, int rank, int ch, int src) {
 CC_DEVICE void cc_post_send(const cc_args* args, int rank, int ch, int dst) {
   cc_barrier();
   if (cc_tid() == 0) {
-    cc_detail::fence_system();  // cumulative: covers the writes of the whole block
+    // The release is cumulative: after the barrier it covers the writes of
+    // the whole block (NCCL: a fence, then a relaxed store). A fence before
+    // it as well made an H200's small collectives 20% slower.
     const cc_u64 sent = ++args->sync[rank][cc_sync_sent(args, ch, dst)];
     cc_detail::store_release(&args->sync[dst][cc_sync_inbound(args, ch, rank)], sent);
   }
@@ -848,7 +848,7 @@ CC_DEVICE cc_u64 ll_recv_seq(const cc_args* args, int rank, int ch, int src) {
 CC_DEVICE void ll_recv_done(const cc_args* args, int rank, int ch, int src, cc_u64 seq) {
   cc_barrier();
   if (cc_tid() == 0) {
-    fence_system();  // the block's reads of the slot come first
+    // Released after the barrier: the block's reads of the slot come first.
     store_release(&args->sync[rank][cc_sync_seen(args, ch, src)], seq);
   }
   cc_barrier();
