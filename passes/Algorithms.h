@@ -311,11 +311,15 @@ mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc
 /// Each channel's
 /// share goes in up to `chunks` pieces whose two phases (inside the node,
 /// along the rail) pipeline, odd channels starting each round with the
-/// rail's. Out of place; algorithm "hierarchical".
+/// rail's. Out of place; algorithm "hierarchical". `groupOrder` (schedule
+/// ranks group by group; empty: node by node) makes other groups the
+/// "nodes": position l of each group must be alike (a rail), and the
+/// blocks stay their ranks' own wherever the groups put them.
 mlir::sched::ProgramOp buildHierarchicalReduceScatter(
     mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
     const AllReduceShape &shape, int64_t perNode, bool ringInNode, int64_t chunks,
-    int64_t channels, const RingOrders &nodeRings = {});
+    int64_t channels, const RingOrders &nodeRings = {},
+    llvm::ArrayRef<int64_t> groupOrder = {});
 /// The mirror image: a ring all-gather of the blocks of GPU l of every
 /// node over rail l, then a direct all-gather inside each node (or a ring
 /// over its GPUs, as above), in pieces as above. No scratch; algorithm
@@ -326,7 +330,8 @@ mlir::sched::ProgramOp buildHierarchicalAllGather(mlir::OpBuilder &b,
                                                   const AllReduceShape &shape,
                                                   int64_t perNode, bool ringInNode,
                                                   int64_t chunks, int64_t channels,
-                                                  const RingOrders &nodeRings = {});
+                                                  const RingOrders &nodeRings = {},
+                                                  llvm::ArrayRef<int64_t> groupOrder = {});
 
 /// Broadcast from schedule rank `root` (with `reduce`: reduce towards it)
 /// along a binomial tree: ceil(log2 n) rounds for any n, rank q (counted

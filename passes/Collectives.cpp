@@ -83,8 +83,9 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
                                         "recursive_doubling", "halving_doubling",
                                         "hierarchical", "hierarchical_rd", "nvls",
                                         "hierarchical_sockets", "ring_sockets"};
-  static const StringRef halves[] = {"ring", "direct", "hierarchical", "relay",
-                                     "staggered_ring", "ring_sockets"};
+  static const StringRef halves[] = {"ring",           "direct",       "hierarchical",
+                                     "relay",          "staggered_ring", "ring_sockets",
+                                     "hierarchical_sockets"};
   static const StringRef broadcast[] = {"chain", "direct", "binomial",
                                         "scatter_allgather", "chain_sockets"};
   static const StringRef reduce[] = {"chain", "direct", "binomial", "chain_sockets"};
@@ -252,6 +253,17 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
                ? RingOrders()
                : toScheduleRanks(topo::ringOrders(*machine, node, channels), node);
   };
+  // hierarchical_sockets: the groups are one socket of every node, each
+  // group's ring as the machine orders its GPUs (positions in the group).
+  std::optional<SocketGroups> sockets =
+      algorithm == "hierarchical_sockets" ? socketGroups(*machine, c.ranks) : std::nullopt;
+  auto socketRings = [&] {
+    ArrayRef<int> group = ArrayRef<int>(sockets->order).take_front(sockets->size);
+    return toScheduleRanks(topo::ringOrders(*machine, group, channels), group);
+  };
+  // The schedule ranks group by group (a reduce-scatter's or all-gather's
+  // blocks stay their ranks' own: the groups order only the tasks).
+  auto socketOrder = [&] { return toScheduleRanks({sockets->order}, c.ranks).front(); };
   switch (c.kind) {
   case K::AllReduce:
     if (algorithm == "tree")
@@ -271,15 +283,12 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
       return buildNvlsAllReduce(b, loc, name, shape, chunks, channels);
     if (algorithm == "hierarchical_sockets") {
       // Schedule ranks group by group (an all-reduce's result is the same
-      // on every rank, whichever order they take); each group's ring as
-      // the machine orders its ranks.
-      SocketGroups groups = *socketGroups(*machine, c.ranks);
+      // on every rank, whichever order they take).
       AllReduceShape grouped = shape;
-      grouped.rankMap.assign(groups.order.begin(), groups.order.end());
-      ArrayRef<int> group = ArrayRef<int>(groups.order).take_front(groups.size);
-      return named(buildHierarchicalAllReduce(
-          b, loc, name, grouped, groups.size, /*ringBetweenNodes=*/true, chunks, channels,
-          toScheduleRanks(topo::ringOrders(*machine, group, channels), group)));
+      grouped.rankMap.assign(sockets->order.begin(), sockets->order.end());
+      return named(buildHierarchicalAllReduce(b, loc, name, grouped, sockets->size,
+                                              /*ringBetweenNodes=*/true, chunks, channels,
+                                              socketRings()));
     }
     if (algorithm.starts_with("hierarchical"))
       return buildHierarchicalAllReduce(b, loc, name, shape, perNode(),
@@ -295,6 +304,10 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "hierarchical")
       return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(), !nvlinkInNode(),
                                             chunks, channels, nodeRings());
+    if (algorithm == "hierarchical_sockets")
+      return named(buildHierarchicalReduceScatter(b, loc, name, shape, sockets->size,
+                                                  /*ringInNode=*/true, chunks, channels,
+                                                  socketRings(), socketOrder()));
     return named(buildRingReduceScatter(b, loc, name, shape, chunks, channels, orders(),
                                         algorithm == "staggered_ring"));
   case K::AllGather:
@@ -306,6 +319,10 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "hierarchical")
       return buildHierarchicalAllGather(b, loc, name, shape, perNode(), !nvlinkInNode(),
                                         chunks, channels, nodeRings());
+    if (algorithm == "hierarchical_sockets")
+      return named(buildHierarchicalAllGather(b, loc, name, shape, sockets->size,
+                                              /*ringInNode=*/true, chunks, channels,
+                                              socketRings(), socketOrder()));
     return named(buildRingAllGather(b, loc, name, shape, chunks, channels, orders(),
                                     algorithm == "staggered_ring"));
   case K::Broadcast:

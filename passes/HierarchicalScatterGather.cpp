@@ -320,7 +320,8 @@ enum class Half { ReduceScatter, AllGather };
 ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half half,
                                 const ccopt::AllReduceShape &shape, int64_t perNode,
                                 bool ringInNode, int64_t chunks, int64_t channels,
-                                const ccopt::RingOrders &nodeRings) {
+                                const ccopt::RingOrders &nodeRings,
+                                ArrayRef<int64_t> groupOrder) {
   int64_t n = shape.ranks, m = shape.count, P = perNode, N = n / P;
   assert(P >= 1 && n % P == 0 && "nodes must hold the same number of ranks");
   assert(!shape.inPlace && "the buffers differ in size");
@@ -339,6 +340,14 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
   OpBuilder::InsertionGuard guard(b);
   ccopt::RingOrders orders =
       ringInNode ? repeatOverNodes(nodeRings, n, P) : ccopt::RingOrders();
+  if (!groupOrder.empty()) { // positions node-major over the groups
+    if (orders.empty())
+      orders.emplace_back(groupOrder.begin(), groupOrder.end());
+    else
+      for (std::vector<int64_t> &order : orders)
+        for (int64_t &rank : order)
+          rank = groupOrder[rank];
+  }
   for (int64_t ch = 0; ch < C; ++ch) {
     ArrayRef<int64_t> order =
         buildTask(b, loc, program, ch, orders).getRankMap().value_or(ArrayRef<int64_t>());
@@ -429,16 +438,18 @@ ProgramOp ccopt::buildHierarchicalReduceScatter(OpBuilder &b, Location loc,
                                                 const AllReduceShape &shape,
                                                 int64_t perNode, bool ringInNode,
                                                 int64_t chunks, int64_t channels,
-                                                const RingOrders &nodeRings) {
+                                                const RingOrders &nodeRings,
+                                                ArrayRef<int64_t> groupOrder) {
   return buildHierarchicalHalf(b, loc, name, Half::ReduceScatter, shape, perNode,
-                               ringInNode, chunks, channels, nodeRings);
+                               ringInNode, chunks, channels, nodeRings, groupOrder);
 }
 
 ProgramOp ccopt::buildHierarchicalAllGather(OpBuilder &b, Location loc, StringRef name,
                                             const AllReduceShape &shape,
                                             int64_t perNode, bool ringInNode,
                                             int64_t chunks, int64_t channels,
-                                            const RingOrders &nodeRings) {
+                                            const RingOrders &nodeRings,
+                                            ArrayRef<int64_t> groupOrder) {
   return buildHierarchicalHalf(b, loc, name, Half::AllGather, shape, perNode,
-                               ringInNode, chunks, channels, nodeRings);
+                               ringInNode, chunks, channels, nodeRings, groupOrder);
 }

@@ -303,7 +303,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     if (algorithm == "oneshot" || algorithm == "twoshot" ||
         (algorithm == "direct" && c.kind == ccl::CollectiveKind::Reduce))
       return n * c.bytes;
-    if ((algorithm == "direct" || algorithm == "hierarchical") &&
+    if ((algorithm == "direct" || algorithm.starts_with("hierarchical")) &&
         c.kind == ccl::CollectiveKind::ReduceScatter)
       return c.bytes;
     if (c.kind == ccl::CollectiveKind::AllToAll)

@@ -396,7 +396,7 @@ TEST_F(AlgorithmBuildersSimulation, HierarchicalHalvesAgainstRings) {
       for (int64_t channels : {1, 2, 4, 8, 16})
         for (int64_t pieces : {1, 4, 16}) {
           auto program = build(b, b.getUnknownLoc(), nextName(), shape(n, block), 8,
-                               /*ringInNode=*/false, pieces, channels, {});
+                               /*ringInNode=*/false, pieces, channels, {}, {});
           double us = time(program, m);
           if (!bestChannels || us < best)
             best = us, bestChannels = channels, bestPieces = pieces;

@@ -325,6 +325,46 @@ TEST_F(HostExecution, RingsAndChainsBySocket) {
   }
 }
 
+// Reduce-scatter and all-gather in groups of one socket of
+// every pcie4x8 node (hierarchical_sockets): on the world of two nodes and
+// on a group of the last two of three, in one piece (the group's direct
+// exchange) and in three (rings through the group); each block stays its
+// rank's own although the groups reorder the ranks.
+TEST_F(HostExecution, ScatterGatherInSocketGroups) {
+  for (const char *group : {"", " group @g"}) {
+    int nodes = *group ? 3 : 2, n = 16;
+    std::string text;
+    int index = 0;
+    for (auto [m, chunks] : {std::pair<int64_t, int>{7, 1}, {1000, 3}}) {
+      std::string big = llvm::formatv("!ccl.buffer<{0}xi32>", n * m);
+      std::string small = llvm::formatv("!ccl.buffer<{0}xi32>", m);
+      std::string attrs = llvm::formatv(
+          "{{algorithm = \"hierarchical_sockets\", channels = {0} : i64, chunks = {1} : i64}",
+          2 + chunks % 2, chunks);
+      text += llvm::formatv(
+          "ccl.program @p{0} world({1}) {{\n{6}"
+          "  %big = ccl.buffer \"big\" : {2}\n  %small = ccl.buffer \"small\" : {3}\n"
+          "  ccl.reduce_scatter sum %big -> %small{4} {5} : {2} -> {3}\n"
+          "  ccl.all_gather %small -> %big{4} {5} : {3} -> {2}\n"
+          "}\n",
+          index++, 8 * nodes, big, small, group, attrs,
+          *group ? "  ccl.group @g ranks [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, "
+                   "20, 21, 22, 23]\n"
+                 : "");
+    }
+    SCOPED_TRACE(*group ? "a group of 2 of 3 nodes" : "2 nodes");
+    ASSERT_TRUE(build(text, {"pcie4x8", "", nodes, 1, 1}));
+    size_t ran = 0;
+    auto input = [](int rank, int64_t e) { return int32_t(e * 3 + rank * 101); };
+    for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
+      ++ran;
+      EXPECT_EQ(wrongElements<int32_t>(program, input), 0) << program.getSymName().str();
+      EXPECT_EQ(program.getAlgorithm(), "hierarchical_sockets") << program.getSymName().str();
+    }
+    EXPECT_EQ(ran, 2u * index);
+  }
+}
+
 // All-to-all, all-gather and reduce-scatter relayed over v100x8's NVLinks
 // (pairs without one go through a neighbour of both), on the world and on
 // a subgroup, over 1-3 channels.
