@@ -83,8 +83,8 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
                                         "recursive_doubling", "halving_doubling",
                                         "hierarchical", "hierarchical_rd", "nvls",
                                         "hierarchical_sockets", "ring_sockets"};
-  static const StringRef halves[] = {"ring",           "direct",       "hierarchical",
-                                     "relay",          "staggered_ring", "ring_sockets",
+  static const StringRef halves[] = {"ring", "direct", "hierarchical", "relay",
+                                     "staggered_ring", "ring_sockets",
                                      "hierarchical_sockets"};
   static const StringRef broadcast[] = {"chain", "direct", "binomial",
                                         "scatter_allgather", "chain_sockets"};
