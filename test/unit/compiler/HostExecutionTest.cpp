@@ -325,11 +325,11 @@ TEST_F(HostExecution, RingsAndChainsBySocket) {
   }
 }
 
-// Reduce-scatter and all-gather in groups of one socket of
-// every pcie4x8 node (hierarchical_sockets): on the world of two nodes and
-// on a group of the last two of three, in one piece (the group's direct
-// exchange) and in three (rings through the group); each block stays its
-// rank's own although the groups reorder the ranks.
+// Reduce-scatter and all-gather in groups of one socket of every pcie4x8
+// node (hierarchical_sockets): on the world of two nodes and on a group of
+// the last two of three, in one piece (the group's direct exchange) and in
+// three (rings through the group); each block stays its rank's own although
+// the groups reorder the ranks.
 TEST_F(HostExecution, ScatterGatherInSocketGroups) {
   for (const char *group : {"", " group @g"}) {
     int nodes = *group ? 3 : 2, n = 16;
