@@ -46,12 +46,12 @@ constexpr double kTieUs = 1e-6;
 int64_t elementBytes(Type type) { return (type.getIntOrFloatBitWidth() + 7) / 8; }
 
 /// Bytes in flight from one rank and channel to a peer. `remaining` is as
-/// of `updated`; the rate holds until a flow on one of its links starts or
-/// ends.
+/// of `updated`; the rate holds until a flow sharing a link with it (or
+/// with a flow that shares one, and so on) starts or ends.
 struct Flow {
   int thread;
   int64_t to; // schedule rank
-  double remaining, bytes, cap, rate, start, updated;
+  double remaining, bytes, rate, start, updated;
   const std::vector<int> *route;
   double latencyUs;
   uint64_t version = 0; // bumps when the predicted finish changes
@@ -109,8 +109,14 @@ public:
   Simulation(ProgramOp program, const Machine &machine, const SimOptions &options)
       : program(program), machine(machine), options(options),
         n(program.getRanks()), channels(program.getChannels()), period(n),
-        load(machine.links().size(), 0), onLink(machine.links().size()) {
+        load(machine.links().size(), 0), onLink(machine.links().size()),
+        changed(machine.links().size()), linkMark(machine.links().size()),
+        linkLeft(machine.links().size()), linkShares(machine.links().size()) {
     protocol = options.protocol.value_or(protocolOf(program.getProtocolKind()));
+    flowCap = channelCap(machine, protocol, channels) * kBytesPerUsPerGBps;
+    for (const Link &link : machine.links())
+      linkCapacity.push_back(link.bandwidth * bandwidthEfficiency(protocol) *
+                             kBytesPerUsPerGBps);
     for (BufferKind kind : {BufferKind::Input, BufferKind::Output, BufferKind::Scratch})
       buffers[static_cast<int>(kind)] = {
           program.getCount(kind),
@@ -147,8 +153,22 @@ private:
   /// The rank `map` of `t`'s step names, through `memo` when the map reads
   /// only the rank.
   int64_t peerOf(Thread &t, AffineMap map, Thread::PeerMemo &memo);
-  /// Re-rates every flow sharing a link with `route` (loads changed there).
-  void rerate(const std::vector<int> &route);
+  /// Loads changed on `route`: its flows' rates are settled before the
+  /// clock moves on.
+  void markChanged(const std::vector<int> &route) {
+    for (int l : route)
+      if (!changed[l]) {
+        changed[l] = true;
+        changedLinks.push_back(l);
+      }
+  }
+  /// Re-rates the flows connected (through shared links) to a changed link
+  /// to their max-min fair shares.
+  void settleRates();
+  /// Whether every flow that started replaces one that ended on the same
+  /// route (a pipeline's next piece): then no share changes, and each takes
+  /// the rate of the one it replaces.
+  bool replacedAlike();
   void wake(int thread, double at) { wakes.push({at, seq++, thread}); }
   /// Flows a flow of `t` counts for on link `l` (a stand-in).
   int64_t replicasOn(int l, const Thread &t) const {
@@ -179,6 +199,8 @@ private:
   const Machine &machine;
   SimOptions options;
   Protocol protocol; ///< the options', else the program's
+  double flowCap;    ///< what one channel's flow carries at most (bytes/µs)
+  std::vector<double> linkCapacity; ///< each link's, under the protocol (bytes/µs)
   AlgorithmFamily family;
   int64_t n, channels;
   /// Ranks simulated ([0, period)) and how many ranks each stands for.
@@ -199,6 +221,21 @@ private:
   std::vector<int> freeFlows;
   std::vector<int> load;           // flows per link (counting replicas)
   std::vector<std::vector<int>> onLink; // active flow ids per link
+  // settleRates()'s: what started and ended since it last ran, the links
+  // they changed, and scratch reused from call to call.
+  struct Ended {
+    const std::vector<int> *route;
+    int64_t replicas;
+    double rate;
+  };
+  std::vector<int> started;
+  std::vector<Ended> ended;
+  std::vector<char> changed;
+  std::vector<int> changedLinks, settleLinks, settleFlows;
+  std::vector<uint64_t> linkMark, flowMark; // == settleMark: in this settle
+  uint64_t settleMark = 0;
+  std::vector<double> linkLeft, flowRate;
+  std::vector<int64_t> linkShares;
   using Finish = std::tuple<double, uint64_t, int>; // time, version, flow
   std::priority_queue<Finish, std::vector<Finish>, std::greater<>> finishes;
   llvm::DenseMap<int64_t, MessageQueue> messages;
@@ -278,7 +315,6 @@ AlgorithmFamily familyOf(ProgramOp program) {
 void Simulation::addFlow(Thread &t, const std::vector<int> &route,
                          double latency, int64_t to, int64_t bytes,
                          StringRef step, Flow::Kind kind) {
-  double cap = channelCap(machine, protocol, channels);
   int id;
   if (freeFlows.empty()) {
     id = flows.size();
@@ -290,16 +326,18 @@ void Simulation::addFlow(Thread &t, const std::vector<int> &route,
   Flow &f = flows[id];
   uint64_t version = f.version + 1;
   f = Flow{static_cast<int>(&t - threads.data()), to, static_cast<double>(bytes),
-           static_cast<double>(bytes), cap * kBytesPerUsPerGBps, 0, now, now,
+           static_cast<double>(bytes), 0, now, now,
            &route, latency, version, true, step, kind};
   for (int l : route) {
     load[l] += replicasOn(l, t);
     onLink[l].push_back(id);
   }
   result.wireBytes += bytes * t.replicas * rankReplicas;
-  rerate(route);
+  if (!route.empty())
+    started.push_back(id);
+  markChanged(route);
   if (route.empty()) { // no link to share: only the channel's own cap
-    f.rate = f.cap;
+    f.rate = flowCap;
     finishes.push({now + f.remaining / f.rate, ++f.version, id});
   }
 }
@@ -313,21 +351,122 @@ void Simulation::postMessage(Thread &t, int64_t to, double arrival) {
   }
 }
 
-void Simulation::rerate(const std::vector<int> &route) {
-  double efficiency = bandwidthEfficiency(protocol) * kBytesPerUsPerGBps;
-  for (int l : route)
-    for (int id : onLink[l]) {
-      Flow &f = flows[id];
-      double rate = f.cap;
-      for (int k : *f.route)
-        rate = std::min(rate, machine.links()[k].bandwidth * efficiency / load[k]);
-      if (rate == f.rate)
+/// Max-min fairness by progressive filling: every unsettled flow's rate
+/// rises together until a link fills (its flows keep that rate) or the
+/// channel's cap is reached. A flow held back elsewhere leaves the rest of
+/// a link to the others, as a link's credit-based flow control does. A
+/// simulated flow counts replicasOn() times on each link, and its stand-ins
+/// get the same rate by symmetry.
+void Simulation::settleRates() {
+  if (changedLinks.empty())
+    return;
+  bool alike = replacedAlike();
+  started.clear();
+  ended.clear();
+  if (alike) {
+    for (int l : changedLinks)
+      changed[l] = false;
+    changedLinks.clear();
+    return;
+  }
+  ++settleMark;
+  flowMark.resize(flows.size());
+  flowRate.resize(flows.size());
+  settleLinks.clear();
+  settleFlows.clear();
+  for (int l : changedLinks) {
+    changed[l] = false;
+    linkMark[l] = settleMark;
+    settleLinks.push_back(l);
+  }
+  changedLinks.clear();
+  for (size_t i = 0; i < settleLinks.size(); ++i)
+    for (int id : onLink[settleLinks[i]]) {
+      if (flowMark[id] == settleMark)
         continue;
-      f.remaining -= f.rate * (now - f.updated);
-      f.updated = now;
-      f.rate = rate;
-      finishes.push({now + f.remaining / rate, ++f.version, id});
+      flowMark[id] = settleMark;
+      flowRate[id] = -1; // rising
+      settleFlows.push_back(id);
+      // A link that holds all its flows at the cap couples none of them.
+      for (int k : *flows[id].route)
+        if (linkMark[k] != settleMark && load[k] * flowCap > linkCapacity[k]) {
+          linkMark[k] = settleMark;
+          settleLinks.push_back(k);
+        }
     }
+  if (settleFlows.empty())
+    return;
+  for (int l : settleLinks) {
+    linkLeft[l] = linkCapacity[l];
+    linkShares[l] = load[l];
+  }
+  double level = 0;
+  while (true) {
+    // The links that fill first (alike links fill together).
+    double share = flowCap;
+    for (int l : settleLinks)
+      if (linkShares[l] > 0)
+        share = std::min(share, linkLeft[l] / linkShares[l]);
+    if (share >= flowCap)
+      break;
+    level = std::max(level, share); // never falls (a rounding below would)
+    bool froze = false;
+    for (int l : settleLinks) {
+      if (linkShares[l] <= 0 || linkLeft[l] / linkShares[l] > level * (1 + 1e-12))
+        continue;
+      for (int id : onLink[l]) {
+        if (flowRate[id] >= 0)
+          continue;
+        flowRate[id] = level;
+        froze = true;
+        const Thread &t = threads[flows[id].thread];
+        for (int k : *flows[id].route) {
+          if (linkMark[k] != settleMark)
+            continue;
+          int64_t replicas = replicasOn(k, t);
+          linkLeft[k] = std::max(0.0, linkLeft[k] - level * replicas);
+          linkShares[k] -= replicas;
+        }
+      }
+    }
+    if (!froze)
+      break;
+  }
+  for (int id : settleFlows) {
+    Flow &f = flows[id];
+    double rate = flowRate[id] < 0 ? flowCap : flowRate[id];
+    if (rate == f.rate)
+      continue;
+    f.remaining -= f.rate * (now - f.updated);
+    f.updated = now;
+    f.rate = rate;
+    finishes.push({now + f.remaining / rate, ++f.version, id});
+  }
+}
+
+bool Simulation::replacedAlike() {
+  // Max-min shares depend only on the flows' routes and weights; flows
+  // alike get equal rates.
+  if (started.size() != ended.size() || started.size() > 8)
+    return false;
+  std::array<double, 8> rates;
+  for (auto [i, id] : llvm::enumerate(started)) {
+    const Flow &f = flows[id];
+    int64_t replicas = threads[f.thread].replicas;
+    auto match = llvm::find_if(ended, [&](const Ended &e) {
+      return e.route == f.route && e.replicas == replicas && e.rate > 0;
+    });
+    if (match == ended.end())
+      return false;
+    rates[i] = match->rate;
+    match->rate = 0; // taken
+  }
+  for (auto [i, id] : llvm::enumerate(started)) {
+    Flow &f = flows[id];
+    f.rate = rates[i];
+    finishes.push({now + f.remaining / f.rate, ++f.version, id});
+  }
+  return true;
 }
 
 void Simulation::finishFlow(int id) {
@@ -356,7 +495,9 @@ void Simulation::finishFlow(int id) {
   freeFlows.push_back(id);
   Flow::Kind kind = f.kind;
   double latency = f.latencyUs;
-  rerate(*f.route);
+  if (!f.route->empty())
+    ended.push_back({f.route, sender.replicas, f.rate});
+  markChanged(*f.route);
   // The sender goes on now (this may reuse the flow's slot); an NVLS step
   // ends a hop after its last flow.
   int self = &sender - threads.data();
@@ -540,30 +681,41 @@ llvm::Expected<SimResult> Simulation::run() {
   for (int i = 0, e = threads.size(); i < e; ++i)
     wake(i, now);
 
-  while (true) {
-    while (!wakes.empty() && std::get<0>(wakes.top()) <= now + kTieUs) {
-      int i = std::get<2>(wakes.top());
-      wakes.pop();
-      if (!threads[i].done)
-        advance(threads[i]);
-    }
-    // Drop finish times that a re-rating made stale.
+  // Drops finish times that a re-rating made stale.
+  auto dropStale = [&] {
     while (!finishes.empty() &&
            (!flows[std::get<2>(finishes.top())].active ||
             flows[std::get<2>(finishes.top())].version != std::get<1>(finishes.top())))
       finishes.pop();
+  };
+  while (true) {
+    // Everything due now, then the rates of the flows that started and
+    // ended: one settling for all of them.
+    bool due = true;
+    while (due) {
+      due = false;
+      while (!wakes.empty() && std::get<0>(wakes.top()) <= now + kTieUs) {
+        int i = std::get<2>(wakes.top());
+        wakes.pop();
+        if (!threads[i].done)
+          advance(threads[i]);
+      }
+      dropStale();
+      if (!finishes.empty() && std::get<0>(finishes.top()) <= now + kTieUs) {
+        int id = std::get<2>(finishes.top());
+        finishes.pop();
+        finishFlow(id);
+        due = true;
+      }
+    }
+    settleRates();
+    dropStale();
     if (finishes.empty() && wakes.empty())
       break;
-    double nextWake = wakes.empty() ? 1e300 : std::get<0>(wakes.top());
-    if (!finishes.empty() && std::get<0>(finishes.top()) <= nextWake) {
-      auto [time, version, id] = finishes.top();
-      finishes.pop();
-      if (time > now + kTieUs)
-        now = time;
-      finishFlow(id);
-    } else {
-      now = nextWake;
-    }
+    double next = wakes.empty() ? 1e300 : std::get<0>(wakes.top());
+    if (!finishes.empty())
+      next = std::min(next, std::get<0>(finishes.top()));
+    now = std::max(now, next);
     if (now > options.giveUpAfterUs) {
       result.timeUs = now;
       result.gaveUp = true;

@@ -2,10 +2,11 @@
 //
 // The one truth for time: an event-driven, deterministic simulation of a
 // sched.program on a Machine. Every rank and channel runs its steps in order;
-// a send is a flow over the links of its route, sharing each link's
-// bandwidth equally with the other flows on it and capped by what one
-// channel can copy; the message arrives a per-hop latency after its last
-// byte; a receive waits for its message. Local copies and reductions take
+// a send is a flow over the links of its route, capped by what one channel
+// can copy, the flows sharing the links max-min fairly (a flow held back on
+// one link leaves its share of the others to the flows there); the message
+// arrives a per-hop latency after its last byte; a receive waits for its
+// message. Local copies and reductions take
 // bytes over the channel's bandwidth.
 //
 //===----------------------------------------------------------------------===//
@@ -60,7 +61,7 @@ struct SimOptions {
   bool trace = false;
   /// Channels that run the same steps on their own slices of the data are
   /// simulated once and their flows counted once per channel on every link:
-  /// the same shares under the equal-share model, much cheaper. Channels
+  /// the same max-min shares (alike flows get alike rates), much cheaper. Channels
   /// that are images of each other under a symmetry of the machine (trees
   /// on different rails) likewise: a simulated flow on link l stands for its
   /// images on l's orbit, so the orbit's links all carry the orbit's load,

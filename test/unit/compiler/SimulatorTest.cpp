@@ -17,9 +17,11 @@
 #include "topology/Protocol.h"
 #include "topology/Rings.h"
 #include "topology/Simulator.h"
+#include "topology/TopologyFile.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -191,6 +193,58 @@ TEST_F(SimulatorTest, CalibrationH100LargeAllReduceBusbw) {
                              ringBusbw)
                    .str();
   EXPECT_NEAR(ringBusbw, 367, 367 * 0.15);
+}
+
+//===----------------------------------------------------------------------===//
+// Link sharing.
+//===----------------------------------------------------------------------===//
+
+// GPUs 0 and 1 send to GPU 2 through one switch; GPU 0's own link carries
+// 10 GB/s. Its flow is held to 10 there, so GPU 1's gets the other 90 of the
+// switch's link to GPU 2 (max-min fairness): sending 9 times as much, it
+// ends with GPU 0's. Equal shares of that link (50 each) took 40% longer.
+TEST_F(SimulatorTest, SharesAreMaxMinFair) {
+  auto machine = parseTopologyJson(R"({
+    "name": "skewed", "arch": "ampere", "nvls": false, "channel_bandwidth_gbps": 200,
+    "devices": [{"name": "sw", "kind": "pcie_switch"}, {"name": "gpu0", "kind": "gpu"},
+                {"name": "gpu1", "kind": "gpu"}, {"name": "gpu2", "kind": "gpu"}],
+    "links": [{"from": "gpu0", "to": "sw", "kind": "pcie", "bandwidth_gbps": 10},
+              {"from": "gpu1", "to": "sw", "kind": "pcie", "bandwidth_gbps": 100},
+              {"from": "gpu2", "to": "sw", "kind": "pcie", "bandwidth_gbps": 100}]})",
+                                   "skewed.json");
+  ASSERT_TRUE(static_cast<bool>(machine)) << llvm::toString(machine.takeError());
+  // Rank 0 sends 4 MiB to rank 2; rank 1 sends 36 MiB, or nothing.
+  auto timeWith = [&](bool second) {
+    std::string text = llvm::formatv(R"(
+      sched.program @p{0} attributes {{collective = #ccl<collective all_gather>,
+          ranks = 3 : i64, channels = 1 : i64, element_type = f32,
+          input_count = 9437184 : i64, output_count = 28311552 : i64,
+          scratch_count = 0 : i64, algorithm = "hand"} {{
+        sched.task channel 0 rank 0 {{
+          sched.send <input, (d0) -> (0), 9> to affine_map<(d0) -> (2)> at <output, (d0) -> (0), 27>
+        }
+        sched.task channel 0 rank 1 {{ {1} }
+        sched.task channel 0 rank 2 {{
+          sched.recv from affine_map<(d0) -> (0)>
+          {2}
+        }
+      })",
+        second,
+        second ? "sched.send <input, (d0) -> (0), 1> to affine_map<(d0) -> (2)> "
+                 "at <output, (d0) -> (1), 3>"
+               : "",
+        second ? "sched.recv from affine_map<(d0) -> (1)>" : "");
+    OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, &context);
+    if (!parsed) {
+      ADD_FAILURE() << text;
+      return 0.0;
+    }
+    auto program = *parsed->getOps<sched::ProgramOp>().begin();
+    return run(program, *machine).timeUs;
+  };
+  double alone = timeWith(false), shared = timeWith(true);
+  EXPECT_GT(alone, 4.0 * MiB / 10e3); // 4 MiB at 10 GB/s
+  EXPECT_NEAR(shared, alone, 0.01 * alone);
 }
 
 //===----------------------------------------------------------------------===//
