@@ -974,24 +974,35 @@ llvm::Expected<SimResult> ccopt::topo::simulate(ProgramOp program,
 
 void ccopt::topo::writeChromeTrace(llvm::ArrayRef<TraceEvent> events,
                                    llvm::raw_ostream &os) {
-  // One thread id per track, named by metadata events; times in µs.
+  // Streamed: a large collective's trace has millions of events, far too
+  // many to build as a json::Value first. One thread id per track, named
+  // by metadata events; times in µs; keys in order, as json::Value prints.
   llvm::StringMap<int> tids;
-  llvm::json::Array trace;
-  for (const TraceEvent &e : events) {
-    auto [it, inserted] = tids.try_emplace(e.track, tids.size() + 1);
-    if (inserted)
-      trace.push_back(llvm::json::Object{
-          {"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", it->second},
-          {"args", llvm::json::Object{{"name", e.track}}}});
-    trace.push_back(llvm::json::Object{{"name", e.name},
-                                       {"ph", "X"},
-                                       {"pid", 1},
-                                       {"tid", it->second},
-                                       {"ts", e.startUs},
-                                       {"dur", e.endUs - e.startUs},
-                                       {"args", llvm::json::Object{{"bytes", e.bytes}}}});
-  }
-  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                   {"traceEvents", std::move(trace)},
-                                   {"displayTimeUnit", "ns"}}));
+  llvm::json::OStream json(os, 2);
+  json.object([&] {
+    json.attribute("displayTimeUnit", "ns");
+    json.attributeArray("traceEvents", [&] {
+      for (const TraceEvent &e : events) {
+        auto [it, inserted] = tids.try_emplace(e.track, tids.size() + 1);
+        int tid = it->second;
+        if (inserted)
+          json.object([&] {
+            json.attributeObject("args", [&] { json.attribute("name", e.track); });
+            json.attribute("name", "thread_name");
+            json.attribute("ph", "M");
+            json.attribute("pid", 1);
+            json.attribute("tid", tid);
+          });
+        json.object([&] {
+          json.attributeObject("args", [&] { json.attribute("bytes", e.bytes); });
+          json.attribute("dur", e.endUs - e.startUs);
+          json.attribute("name", e.name);
+          json.attribute("ph", "X");
+          json.attribute("pid", 1);
+          json.attribute("tid", tid);
+          json.attribute("ts", e.startUs);
+        });
+      }
+    });
+  });
 }
