@@ -165,10 +165,6 @@ private:
   /// Re-rates the flows connected (through shared links) to a changed link
   /// to their max-min fair shares.
   void settleRates();
-  /// Whether every flow that started replaces one that ended on the same
-  /// route (a pipeline's next piece): then no share changes, and each takes
-  /// the rate of the one it replaces.
-  bool replacedAlike();
   void wake(int thread, double at) { wakes.push({at, seq++, thread}); }
   /// Flows a flow of `t` counts for on link `l` (a stand-in).
   int64_t replicasOn(int l, const Thread &t) const {
@@ -221,15 +217,8 @@ private:
   std::vector<int> freeFlows;
   std::vector<int> load;           // flows per link (counting replicas)
   std::vector<std::vector<int>> onLink; // active flow ids per link
-  // settleRates()'s: what started and ended since it last ran, the links
-  // they changed, and scratch reused from call to call.
-  struct Ended {
-    const std::vector<int> *route;
-    int64_t replicas;
-    double rate;
-  };
-  std::vector<int> started;
-  std::vector<Ended> ended;
+  // settleRates()'s: the links where flows started or ended since it last
+  // ran, and scratch reused from call to call.
   std::vector<char> changed;
   std::vector<int> changedLinks, settleLinks, settleFlows;
   std::vector<uint64_t> linkMark, flowMark; // == settleMark: in this settle
@@ -333,8 +322,6 @@ void Simulation::addFlow(Thread &t, const std::vector<int> &route,
     onLink[l].push_back(id);
   }
   result.wireBytes += bytes * t.replicas * rankReplicas;
-  if (!route.empty())
-    started.push_back(id);
   markChanged(route);
   if (route.empty()) { // no link to share: only the channel's own cap
     f.rate = flowCap;
@@ -360,15 +347,6 @@ void Simulation::postMessage(Thread &t, int64_t to, double arrival) {
 void Simulation::settleRates() {
   if (changedLinks.empty())
     return;
-  bool alike = replacedAlike();
-  started.clear();
-  ended.clear();
-  if (alike) {
-    for (int l : changedLinks)
-      changed[l] = false;
-    changedLinks.clear();
-    return;
-  }
   ++settleMark;
   flowMark.resize(flows.size());
   flowRate.resize(flows.size());
@@ -444,31 +422,6 @@ void Simulation::settleRates() {
   }
 }
 
-bool Simulation::replacedAlike() {
-  // Max-min shares depend only on the flows' routes and weights; flows
-  // alike get equal rates.
-  if (started.size() != ended.size() || started.size() > 8)
-    return false;
-  std::array<double, 8> rates;
-  for (auto [i, id] : llvm::enumerate(started)) {
-    const Flow &f = flows[id];
-    int64_t replicas = threads[f.thread].replicas;
-    auto match = llvm::find_if(ended, [&](const Ended &e) {
-      return e.route == f.route && e.replicas == replicas && e.rate > 0;
-    });
-    if (match == ended.end())
-      return false;
-    rates[i] = match->rate;
-    match->rate = 0; // taken
-  }
-  for (auto [i, id] : llvm::enumerate(started)) {
-    Flow &f = flows[id];
-    f.rate = rates[i];
-    finishes.push({now + f.remaining / f.rate, ++f.version, id});
-  }
-  return true;
-}
-
 void Simulation::finishFlow(int id) {
   Flow &f = flows[id];
   Thread &sender = threads[f.thread];
@@ -495,8 +448,6 @@ void Simulation::finishFlow(int id) {
   freeFlows.push_back(id);
   Flow::Kind kind = f.kind;
   double latency = f.latencyUs;
-  if (!f.route->empty())
-    ended.push_back({f.route, sender.replicas, f.rate});
   markChanged(*f.route);
   // The sender goes on now (this may reuse the flow's slot); an NVLS step
   // ends a hop after its last flow.
