@@ -39,8 +39,8 @@ constexpr double kBytesPerUsPerGBps = 1e3;
 /// Events closer than this (µs) happen together. Channels that run alike
 /// reach the same event at times a rounding apart (their flows' bytes are
 /// counted down over different re-ratings); taken in turn, the first one's
-/// next flow starts alone and the equal-share dynamics can amplify that
-/// into a different schedule (30% slower on one 16-rank reduce-scatter).
+/// next flow starts alone and the sharing can amplify that into a
+/// different schedule (30% slower on one 16-rank reduce-scatter).
 constexpr double kTieUs = 1e-6;
 
 int64_t elementBytes(Type type) { return (type.getIntOrFloatBitWidth() + 7) / 8; }
