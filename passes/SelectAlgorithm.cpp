@@ -397,8 +397,11 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       std::set<std::pair<int64_t, int64_t>> tried; // channels, chunks
       bool perRankTasks = algorithm == "tree" || algorithm == "binomial";
       // The hierarchical ones' pieces overlap NVLink with the network when
-      // enough channels are in each phase: up to twice as many channels.
-      int64_t mostChannels = hierarchical ? 2 * maxChannels : maxChannels;
+      // enough channels are in each phase: up to twice as many channels,
+      // and 64 where NCCL runs few (v100x8 24, PCIe 2: v100x8 x2 4 GiB
+      // all-gather 0.80 -> 0.84 of the bound on 64, pcie4x8 x2 2 GiB
+      // reduce-scatter 0.89 -> 0.91).
+      int64_t mostChannels = hierarchical ? std::max<int64_t>(2 * maxChannels, 64) : maxChannels;
       // In one piece the hierarchical reduce-scatter and all-gather exchange
       // directly inside a node whose GPUs do not all have NVLink to each
       // other, in more round its NVLink rings: a different schedule, so
