@@ -6,8 +6,8 @@
 // can copy, the flows sharing the links max-min fairly (a flow held back on
 // one link leaves its share of the others to the flows there); the message
 // arrives a per-hop latency after its last byte; a receive waits for its
-// message. Local copies and reductions take
-// bytes over the channel's bandwidth.
+// message. Local copies and reductions take bytes over the channel's
+// bandwidth.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,11 +61,11 @@ struct SimOptions {
   bool trace = false;
   /// Channels that run the same steps on their own slices of the data are
   /// simulated once and their flows counted once per channel on every link:
-  /// the same max-min shares (alike flows get alike rates), much cheaper. Channels
-  /// that are images of each other under a symmetry of the machine (trees
-  /// on different rails) likewise: a simulated flow on link l stands for its
-  /// images on l's orbit, so the orbit's links all carry the orbit's load,
-  /// shared out. Exact where the channels' parts have equal sizes; where
+  /// the same max-min shares (alike flows get alike rates), much cheaper.
+  /// Channels that are images of each other under a symmetry of the machine
+  /// (trees on different rails) likewise: a simulated flow on link l stands
+  /// for its images on l's orbit, so the orbit's links all carry the orbit's
+  /// load, shared out. Exact where the channels' parts have equal sizes; where
   /// they differ by an element their flows end apart and shares shift
   /// (within 1% in the tests). (Off when tracing, so that every channel has
   /// its track.)
