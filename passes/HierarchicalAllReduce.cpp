@@ -22,7 +22,9 @@
 // channels start the round at different phases (channel c at phase c mod
 // 3), so that while some channels move data over NVLink others have theirs
 // on the network: the phases overlap, as NCCL's tree overlaps its chains
-// inside the nodes with the tree between them.
+// inside the nodes with the tree between them. Channels cut their shares in
+// different numbers of pieces around P (spreadPieces), so that their rounds
+// take different times and do not fall into step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -252,8 +254,9 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
   RingOrders orders = repeatOverNodes(nodeRings, n, G);
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch, orders);
-    forEachPiecePhase(ch, P, 3, [&](int64_t piece, int phase) {
-      HierarchicalBuilder(b, loc, program, G, C, slots, K, ch, piece, P, !nodeRings.empty())
+    int64_t Pc = spreadPieces(ch, P, count / (C * G * K));
+    forEachPiecePhase(ch, Pc, 3, [&](int64_t piece, int phase) {
+      HierarchicalBuilder(b, loc, program, G, C, slots, K, ch, piece, Pc, !nodeRings.empty())
           .phase(phase, ringBetweenNodes);
     });
   }

