@@ -104,12 +104,11 @@ protected:
 /// The pieces channel `channel` cuts its share in where `pieces` is the
 /// norm: channel 0 `pieces`, channels 1..7 more (up to 1.44 times),
 /// channels 8..15 fewer (down to half), and again from the 17th; at least 1
-/// and at most `most`. Channels that
-/// pipeline pieces through phases on different links (NVLink, then the
-/// NIC) and run their rounds at one pace fall into step, all on NVLink and
-/// then all on the network, each link idle half the time; rounds of
-/// different lengths keep them spread over the phases. (One piece stays
-/// one: there is no pipeline to spread.)
+/// and at most `most`. Channels that pipeline pieces through phases on
+/// different links (NVLink, then the NIC) and run their rounds at one pace
+/// fall into step, all on NVLink and then all on the network, each link
+/// idle half the time; rounds of different lengths keep them spread over
+/// the phases. (One piece stays one: there is no pipeline to spread.)
 int64_t spreadPieces(int64_t channel, int64_t pieces, int64_t most);
 
 /// Pieces pipelined through phases: `build(piece, phase)` in the order a
