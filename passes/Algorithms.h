@@ -362,26 +362,32 @@ mlir::sched::ProgramOp buildScatterAllGatherBroadcast(mlir::OpBuilder &b,
                                                       int64_t root,
                                                       int64_t channels);
 
+/// Relays per pair of ranks: via[r][d][k] carries share k of the block
+/// from r to d (none: the block goes directly).
+using RelayShares = std::vector<std::vector<std::vector<int64_t>>>;
+
 /// All-to-all over the machine's own fast links: the block from schedule
-/// rank r to d goes directly where via[r][d] < 0, otherwise through the
-/// relay via[r][d] (a GPU linked to both): r writes it into a scratch slot
-/// of the relay, which forwards it. Direct blocks on channels [0, L),
-/// relayed ones on [L, L + L*K) in K = channels / (L + 1) pieces (at least
-/// one), L = min(channels, n - 1); every rank has its own tasks. `shape.count` is the whole buffer, a multiple of the ranks;
-/// out of place; algorithm "relay".
+/// rank r to d goes directly where via[r][d] is empty, otherwise in
+/// via[r][d].size() equal shares, share k through the relay via[r][d][k]
+/// (a GPU linked to both): r writes it into a scratch slot of the relay,
+/// which forwards it. Every share (direct blocks and the own block's copy in
+/// as many) on a channel of its own, as far as `channels` go, in `rounds`
+/// pieces, the relays forwarding one round behind; every rank has its own
+/// tasks. `shape.count` is the whole buffer, a multiple of the ranks, with
+/// at least an element per share; out of place; algorithm "relay".
 mlir::sched::ProgramOp buildRelayAllToAll(mlir::OpBuilder &b, mlir::Location loc,
                                           llvm::StringRef name,
                                           const AllReduceShape &shape,
-                                          const std::vector<std::vector<int64_t>> &via,
-                                          int64_t channels);
+                                          const RelayShares &via, int64_t channels,
+                                          int64_t rounds = 1);
 /// The all-gather the same way (every rank's one block to every other;
 /// `shape.count` is that block): two NVLink hops at most where the ring
 /// takes n-1. Algorithm "relay".
 mlir::sched::ProgramOp buildRelayAllGather(mlir::OpBuilder &b, mlir::Location loc,
                                            llvm::StringRef name,
                                            const AllReduceShape &shape,
-                                           const std::vector<std::vector<int64_t>> &via,
-                                           int64_t channels);
+                                           const RelayShares &via, int64_t channels,
+                                           int64_t rounds = 1);
 /// The direct reduce-scatter (contributions into slots of their block's
 /// owner, added there in rank order) with the contributions between GPUs
 /// without an NVLink through the relay via[r][d]: two NVLink hops at most.

@@ -187,34 +187,82 @@ std::string algorithmUnsupported(const Collective &c, StringRef algorithm,
   return "";
 }
 
-std::vector<std::vector<int64_t>> nvlinkRelays(const topo::Machine &machine,
-                                               ArrayRef<int> ranks) {
+RelayShares nvlinkRelayShares(const topo::Machine &machine, ArrayRef<int> ranks,
+                              int64_t shares) {
   int64_t n = ranks.size();
   auto nvlink = [&](int64_t a, int64_t b) {
     return machine.routeKind(ranks[a], ranks[b]) == topo::LinkKind::NvLink;
   };
-  std::vector<std::vector<int64_t>> via(n, std::vector<int64_t>(n, -1));
-  // Blocks over each NVLinked pair (one way): the direct one to start with.
-  std::vector<std::vector<int64_t>> blocks(n, std::vector<int64_t>(n, 1));
-  // A pair's time with one more block, in blocks per GB/s.
-  auto busier = [&](int64_t a, int64_t b) {
-    return (blocks[a][b] + 1) / machine.routeBandwidth(ranks[a], ranks[b]);
+  // Shares over each NVLinked pair (one way): its own block to start with.
+  std::vector<std::vector<int64_t>> load(n, std::vector<int64_t>(n, shares));
+  // The pair's time with `more` shares, in shares per GB/s.
+  auto time = [&](int64_t a, int64_t b, int64_t more) {
+    return (load[a][b] + more) / machine.routeBandwidth(ranks[a], ranks[b]);
   };
+  auto hops = [&](int64_t src, int64_t m, int64_t dst, int64_t more) {
+    return std::max(time(src, m, more), time(m, dst, more));
+  };
+  auto candidates = [&](int64_t src, int64_t dst) {
+    SmallVector<int64_t> relays;
+    for (int64_t m = 0; m < n; ++m)
+      if (m != src && m != dst && nvlink(src, m) && nvlink(m, dst))
+        relays.push_back(m);
+    return relays;
+  };
+  auto move = [&](int64_t src, int64_t m, int64_t dst, int64_t by) {
+    load[src][m] += by, load[m][dst] += by;
+  };
+  RelayShares via(n, std::vector<std::vector<int64_t>>(n));
+  // Greedily, share by share: the relay whose busier link is the least busy.
   for (int64_t src = 0; src < n; ++src)
     for (int64_t dst = 0; dst < n; ++dst) {
-      if (src == dst || nvlink(src, dst))
+      SmallVector<int64_t> relays = candidates(src, dst);
+      if (src == dst || nvlink(src, dst) || relays.empty())
         continue;
-      double best = 0;
-      for (int64_t m = 0; m < n; ++m) {
-        if (m == src || m == dst || !nvlink(src, m) || !nvlink(m, dst))
-          continue;
-        double time = std::max(busier(src, m), busier(m, dst));
-        if (via[src][dst] < 0 || time < best)
-          via[src][dst] = m, best = time;
+      for (int64_t k = 0; k < shares; ++k) {
+        int64_t best = *llvm::min_element(relays, [&](int64_t a, int64_t b) {
+          return hops(src, a, dst, 1) < hops(src, b, dst, 1);
+        });
+        via[src][dst].push_back(best);
+        move(src, best, dst, 1);
       }
-      if (int64_t m = via[src][dst]; m >= 0)
-        ++blocks[src][m], ++blocks[m][dst];
     }
+  // Then, while it lowers a busiest link without making another as busy,
+  // move a share crossing one to another relay (the greedy order leaves
+  // single links with three blocks on v100x8 where thirds fit in 2.1).
+  // Every move lowers the sorted loads, so this ends.
+  for (bool moved = true; moved;) {
+    moved = false;
+    double busiest = 0;
+    for (int64_t a = 0; a < n; ++a)
+      for (int64_t b = 0; b < n; ++b)
+        if (a != b && nvlink(a, b))
+          busiest = std::max(busiest, time(a, b, 0));
+    for (int64_t src = 0; src < n && !moved; ++src)
+      for (int64_t dst = 0; dst < n && !moved; ++dst)
+        for (int64_t &relay : via[src][dst]) {
+          if (hops(src, relay, dst, 0) < busiest)
+            continue;
+          for (int64_t other : candidates(src, dst))
+            if (other != relay && hops(src, other, dst, 1) < busiest) {
+              move(src, relay, dst, -1), move(src, other, dst, 1);
+              relay = other, moved = true;
+              break;
+            }
+          if (moved)
+            break;
+        }
+  }
+  return via;
+}
+
+std::vector<std::vector<int64_t>> nvlinkRelays(const topo::Machine &machine,
+                                               ArrayRef<int> ranks) {
+  RelayShares shares = nvlinkRelayShares(machine, ranks, 1);
+  std::vector<std::vector<int64_t>> via(shares.size());
+  for (auto [row, relays] : llvm::zip(via, shares))
+    for (const auto &one : relays)
+      row.push_back(one.empty() ? -1 : one.front());
   return via;
 }
 
@@ -252,6 +300,22 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     return nvlinkInNode()
                ? RingOrders()
                : toScheduleRanks(topo::ringOrders(*machine, node, channels), node);
+  };
+  // The relays of the relay all-to-all and all-gather: each block (of
+  // `block` elements) in as many shares as leave each of a rank's transfers
+  // a channel of its own (the most sends a rank makes), up to three (which
+  // balance v100x8's links to the optimum: its pairs have two relays each).
+  auto relayShares = [&](int64_t block) {
+    for (int64_t shares = std::min<int64_t>(3, block);; --shares) {
+      RelayShares via = nvlinkRelayShares(*machine, c.ranks, shares);
+      std::vector<int64_t> sends(c.ranks.size(), shares * c.ranks.size());
+      for (const auto &row : via)
+        for (const auto &relays : row)
+          for (int64_t relay : relays)
+            ++sends[relay];
+      if (shares == 1 || *llvm::max_element(sends) <= channels)
+        return via;
+    }
   };
   // hierarchical_sockets: the groups are one socket of every node, each
   // group's ring as the machine orders its GPUs (positions in the group).
@@ -314,8 +378,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "direct")
       return buildDirectAllGather(b, loc, name, shape, channels);
     if (algorithm == "relay")
-      return buildRelayAllGather(b, loc, name, shape, nvlinkRelays(*machine, c.ranks),
-                                 channels);
+      return buildRelayAllGather(b, loc, name, shape, relayShares(shape.count), channels,
+                                 chunks);
     if (algorithm == "hierarchical")
       return buildHierarchicalAllGather(b, loc, name, shape, perNode(), !nvlinkInNode(),
                                         chunks, channels, nodeRings());
@@ -347,8 +411,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
           machine ? nvlinkRelays(*machine, ArrayRef<int>(c.ranks).take_front(perNode()))
                   : std::vector<std::vector<int64_t>>());
     if (algorithm == "relay")
-      return buildRelayAllToAll(b, loc, name, shape, nvlinkRelays(*machine, c.ranks),
-                                channels);
+      return buildRelayAllToAll(b, loc, name, shape, relayShares(shape.count / shape.ranks),
+                                channels, chunks);
     return buildPairwiseAllToAll(b, loc, name, shape);
   }
 }

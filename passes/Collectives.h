@@ -44,10 +44,16 @@ std::string algorithmUnsupported(const Collective &c, llvm::StringRef algorithm,
                                  const topo::Machine *machine);
 
 /// For each pair of `ranks` (world ranks in schedule order) whose route on
-/// `machine` is slower than NVLink, a schedule rank NVLink-linked to both,
-/// else -1: buildRelayAllToAll's table. Each is chosen so that the busier
-/// of its two links, counted in blocks over its bandwidth (every linked pair
-/// starts with its own block), is the least busy, then the lowest.
+/// `machine` is slower than NVLink, and has a schedule rank NVLink-linked to
+/// both, such a relay for each of `shares` shares of the pair's block (none
+/// for the other pairs): buildRelayAllToAll's table. Each share is first
+/// given the relay whose busier link, counted in shares over its bandwidth
+/// (every linked pair starts with its own block), is the least busy, then
+/// the lowest; then shares move off the busiest links while that helps.
+RelayShares nvlinkRelayShares(const topo::Machine &machine, llvm::ArrayRef<int> ranks,
+                              int64_t shares);
+
+/// nvlinkRelayShares in one share: the relay of each pair, else -1.
 std::vector<std::vector<int64_t>> nvlinkRelays(const topo::Machine &machine,
                                                llvm::ArrayRef<int> ranks);
 

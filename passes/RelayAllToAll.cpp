@@ -4,16 +4,19 @@
 // hybrid cube mesh: each GPU has NVLinks to four of the seven others), a
 // direct all-to-all sends the other pairs' blocks over PCIe and the
 // sockets' link, many times slower. Here those blocks take two NVLink hops
-// instead: the sender writes the block into a scratch slot of a GPU linked
-// to both (the relay), which forwards it. Direct blocks go on channels
-// [0, L) and relayed ones on [L, L + L*K), piece k of each on [L + L*k,
-// L + L*(k+1)), so that between two ranks on one channel the messages are
-// of one kind and come in the same order on both sides (sorted by
-// distance, then source). Every rank has its own tasks: who relays what
+// instead: the sender writes each share of the block into a scratch slot of
+// a GPU linked to both (that share's relay), which forwards it; shares of
+// one block may take different relays, so that the links carry equal loads
+// (nvlinkRelayShares). Every share (and every share of a direct block, and
+// of the own block's copy) has a channel of its own where the channels
+// allow, else the one where its senders have sent least: each channel runs
+// one transfer after another, at one channel's rate, so the links are only
+// kept busy by many at once. Shares go in rounds, a piece each round, the
+// relays forwarding one round behind, so that both hops' links are busy
+// from the start to the end. Every rank has its own tasks: who relays what
 // depends on the links. The all-gather is the same exchange with one block
 // for everyone: a relayed block goes to its relay twice (once for it, once
 // to forward), so it pays where latency rules (two hops, not a ring's n-1).
-//
 //===----------------------------------------------------------------------===//
 
 #include "passes/ScheduleBuilding.h"
@@ -24,97 +27,125 @@ using namespace ccopt::detail;
 
 namespace {
 
-/// One relayed block: from `src` to `dst` through the relay, in its
-/// scratch slot `slot`.
-struct Job {
-  int64_t src, dst, slot;
+/// A share of the block from `src` to `dst` (its own block when they are
+/// equal: a copy), directly or through `relay` (into its scratch slot
+/// `slot`), on `channel`.
+struct Transfer {
+  int64_t src, dst, share, relay, slot, channel;
 };
 
 /// The all-to-all, or with `gather` the all-gather (`shape.count`: the
 /// block each rank sends).
 ProgramOp buildRelay(OpBuilder &b, Location loc, StringRef name,
-                     const ccopt::AllReduceShape &shape,
-                     const std::vector<std::vector<int64_t>> &via, int64_t channels,
-                     bool gather) {
+                     const ccopt::AllReduceShape &shape, const ccopt::RelayShares &via,
+                     int64_t channels, int64_t rounds, bool gather) {
   int64_t n = shape.ranks;
+  channels = std::max<int64_t>(1, channels);
   assert(!shape.inPlace && (gather || shape.count % n == 0) && "out of place, whole blocks");
-  int64_t lanes = std::clamp<int64_t>(channels, 1, std::max<int64_t>(1, n - 1));
-  auto laneOf = [&](int64_t src, int64_t dst) { return ((dst - src + n) % n - 1) % lanes; };
-  // Each relay's jobs, by (distance, source): a slot each.
-  std::vector<std::vector<Job>> jobs(n);
-  for (int64_t s = 1; s < n; ++s)
+  int64_t shares = 1;
+  for (const auto &row : via)
+    for (const auto &relays : row)
+      shares = std::max<int64_t>(shares, relays.size());
+  int64_t block = gather ? shape.count : shape.count / n;
+  rounds = std::clamp<int64_t>(rounds, 1, std::max<int64_t>(1, block / shares));
+  // Every share, by distance then source; relayed share k in its relay's
+  // first slot whose share k is free. Each goes on the channel where the
+  // ranks that send it (source, relay) have sent least so far.
+  std::vector<Transfer> transfers;
+  std::vector<std::vector<int64_t>> used(n, std::vector<int64_t>(shares));
+  std::vector<std::vector<int64_t>> load(n, std::vector<int64_t>(channels));
+  for (int64_t s = 0; s < n; ++s)
     for (int64_t src = 0; src < n; ++src) {
-      int64_t dst = (src + s) % n, relay = via[src][dst];
-      if (relay >= 0)
-        jobs[relay].push_back({src, dst, int64_t(jobs[relay].size())});
+      int64_t dst = (src + s) % n;
+      for (int64_t k = 0; k < shares; ++k) {
+        int64_t relay = via[src][dst].empty() ? -1 : via[src][dst][k];
+        auto busy = [&](int64_t c) {
+          return std::max(load[src][c], relay < 0 ? 0 : load[relay][c]);
+        };
+        int64_t channel = 0;
+        for (int64_t c = 1; c < channels; ++c)
+          if (busy(c) < busy(channel))
+            channel = c;
+        ++load[src][channel];
+        if (relay >= 0)
+          ++load[relay][channel];
+        transfers.push_back({src, dst, k, relay, relay < 0 ? -1 : used[relay][k]++, channel});
+      }
     }
   int64_t slots = 0;
-  for (const auto &list : jobs)
-    slots = std::max<int64_t>(slots, list.size());
-  int64_t block = gather ? shape.count : shape.count / n;
-  // Relayed blocks take two hops one after the other on their channel:
-  // with channels to spare they go in pieces, each on a channel of its own,
-  // so that one piece's second hop overlaps the next one's first.
-  int64_t pieces = slots ? std::clamp<int64_t>(channels / (lanes + 1), 1, block) : 1;
+  for (const auto &row : used)
+    for (int64_t count : row)
+      slots = std::max(slots, count);
+  // More channels than a rank has transfers stay unused.
+  channels = 1 + llvm::max_element(transfers, [](const Transfer &x, const Transfer &y) {
+                   return x.channel < y.channel;
+                 })->channel;
   auto program = buildProgram(b, loc, name,
                               gather ? ccl::CollectiveKind::AllGather
                                      : ccl::CollectiveKind::AllToAll,
                               shape, /*hasRedop=*/false, gather ? block : shape.count,
-                              n * block, slots * block, std::nullopt, "relay",
-                              slots ? lanes + lanes * pieces : lanes, /*chunks=*/1);
+                              n * block, slots * block, std::nullopt, "relay", channels,
+                              rounds);
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
-  auto part = [&](BufferKind kind, int64_t index, int64_t parts) {
-    return fixedPart(ctx, kind, index, parts);
-  };
-  auto blockOf = [&](BufferKind kind, int64_t j) { return part(kind, j, n); };
-  int64_t piece = 0; // of a relayed block, on the channel being built
-  auto pieceOf = [&](BufferKind kind, int64_t j) {
-    return part(kind, j * pieces + piece, n * pieces);
-  };
-  // What this rank sends `dst`: its block for it, or its one block.
-  auto sent = [&](int64_t dst) {
-    return gather ? part(BufferKind::Input, 0, 1) : blockOf(BufferKind::Input, dst);
-  };
-  auto sentPiece = [&](int64_t dst) {
-    return gather ? part(BufferKind::Input, piece, pieces) : pieceOf(BufferKind::Input, dst);
-  };
-  auto slotOf = [&](int64_t k) {
-    return part(BufferKind::Scratch, k * pieces + piece, slots * pieces);
-  };
   auto rankAt = [&](int64_t r) { return fixedPeer(ctx, r); };
-  for (int64_t lane = 0; lane < lanes; ++lane)
+  // Round q's piece of share k of block j (of `blocks`), or the whole share
+  // (q < 0).
+  auto piece = [&](BufferKind kind, int64_t j, int64_t k, int64_t q, int64_t blocks) {
+    int64_t index = j * shares + k;
+    return q < 0 ? fixedPart(ctx, kind, index, blocks * shares)
+                 : fixedPart(ctx, kind, index * rounds + q, blocks * shares * rounds);
+  };
+  auto sent = [&](const Transfer &t, int64_t q) {
+    return gather ? piece(BufferKind::Input, 0, t.share, q, 1)
+                  : piece(BufferKind::Input, t.dst, t.share, q, n);
+  };
+  auto landed = [&](const Transfer &t, int64_t q) {
+    return piece(BufferKind::Output, t.src, t.share, q, n);
+  };
+  auto slotOf = [&](const Transfer &t, int64_t q) {
+    return piece(BufferKind::Scratch, t.slot, t.share, q, slots);
+  };
+  for (int64_t c = 0; c < channels; ++c)
     for (int64_t r = 0; r < n; ++r) {
-      // Direct blocks: the own one, then out and in by distance.
-      buildRankTask(b, loc, program, lane, r);
-      if (lane == 0)
-        CopyOp::create(b, loc, sent(r), blockOf(BufferKind::Output, r));
-      for (int64_t s = lane + 1; s < n; s += lanes)
-        if (int64_t dst = (r + s) % n; via[r][dst] < 0)
-          SendOp::create(b, loc, sent(dst), rankAt(dst), blockOf(BufferKind::Output, r));
-      for (int64_t s = lane + 1; s < n; s += lanes)
-        if (int64_t src = (r - s + n) % n; via[src][r] < 0)
-          RecvOp::create(b, loc, rankAt(src), blockOf(BufferKind::Output, src));
-      for (piece = 0; slots && piece < pieces; ++piece) {
-        // Relayed blocks: this rank's first hops, its forwards, its arrivals.
-        buildRankTask(b, loc, program, lanes + lanes * piece + lane, r);
-        for (int64_t s = lane + 1; s < n; s += lanes)
-          if (int64_t dst = (r + s) % n, relay = via[r][dst]; relay >= 0) {
-            const Job &job = *llvm::find_if(jobs[relay], [&](const Job &j) {
-              return j.src == r && j.dst == dst;
-            });
-            SendOp::create(b, loc, sentPiece(dst), rankAt(relay), slotOf(job.slot));
+      buildRankTask(b, loc, program, c, r);
+      auto mine = [&](auto keep) {
+        return llvm::make_filter_range(transfers, [&, keep](const Transfer &t) {
+          return t.channel == c && t.src != t.dst && keep(t);
+        });
+      };
+      // Round q: this round's pieces out (direct ones, then those to a
+      // relay), last round's relayed pieces forwarded, the relayed pieces
+      // of the round before and this round's direct ones in. Between two
+      // ranks the messages come in the same order on both sides.
+      for (int64_t q = 0; q < rounds + 2; ++q) {
+        for (bool relayed : {false, true})
+          for (const Transfer &t : mine([&](const Transfer &t) {
+                 return t.src == r && (t.relay >= 0) == relayed;
+               }))
+            if (q < rounds)
+              SendOp::create(b, loc, sent(t, q), rankAt(relayed ? t.relay : t.dst),
+                             relayed ? slotOf(t, q) : landed(t, q));
+        for (const Transfer &t : mine([&](const Transfer &t) { return t.relay == r; }))
+          if (q >= 1 && q <= rounds) {
+            RecvOp::create(b, loc, rankAt(t.src), slotOf(t, q - 1));
+            SendOp::create(b, loc, slotOf(t, q - 1), rankAt(t.dst), landed(t, q - 1));
           }
-        for (const Job &job : jobs[r])
-          if (laneOf(job.src, job.dst) == lane) {
-            RecvOp::create(b, loc, rankAt(job.src), slotOf(job.slot));
-            SendOp::create(b, loc, slotOf(job.slot), rankAt(job.dst),
-                           pieceOf(BufferKind::Output, job.src));
-          }
-        for (int64_t s = lane + 1; s < n; s += lanes)
-          if (int64_t src = (r - s + n) % n, relay = via[src][r]; relay >= 0)
-            RecvOp::create(b, loc, rankAt(relay), pieceOf(BufferKind::Output, src));
+        for (const Transfer &t : mine([&](const Transfer &t) {
+               return t.dst == r && t.relay >= 0;
+             }))
+          if (q >= 2)
+            RecvOp::create(b, loc, rankAt(t.relay), landed(t, q - 2));
+        for (const Transfer &t : mine([&](const Transfer &t) {
+               return t.dst == r && t.relay < 0;
+             }))
+          if (q < rounds)
+            RecvOp::create(b, loc, rankAt(t.src), landed(t, q));
       }
+      // The own block's shares last, beside the other channels' transfers.
+      for (const Transfer &t : transfers)
+        if (t.channel == c && t.src == r && t.dst == r)
+          CopyOp::create(b, loc, sent(t, -1), landed(t, -1));
     }
   return program;
 }
@@ -122,15 +153,13 @@ ProgramOp buildRelay(OpBuilder &b, Location loc, StringRef name,
 } // namespace
 
 ProgramOp ccopt::buildRelayAllToAll(OpBuilder &b, Location loc, StringRef name,
-                                    const AllReduceShape &shape,
-                                    const std::vector<std::vector<int64_t>> &via,
-                                    int64_t channels) {
-  return buildRelay(b, loc, name, shape, via, channels, /*gather=*/false);
+                                    const AllReduceShape &shape, const RelayShares &via,
+                                    int64_t channels, int64_t rounds) {
+  return buildRelay(b, loc, name, shape, via, channels, rounds, /*gather=*/false);
 }
 
 ProgramOp ccopt::buildRelayAllGather(OpBuilder &b, Location loc, StringRef name,
-                                     const AllReduceShape &shape,
-                                     const std::vector<std::vector<int64_t>> &via,
-                                     int64_t channels) {
-  return buildRelay(b, loc, name, shape, via, channels, /*gather=*/true);
+                                     const AllReduceShape &shape, const RelayShares &via,
+                                     int64_t channels, int64_t rounds) {
+  return buildRelay(b, loc, name, shape, via, channels, rounds, /*gather=*/true);
 }

@@ -377,9 +377,12 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       // half the budget.
       bool hierarchical = algorithm.starts_with("hierarchical") &&
                           c.kind != ccl::CollectiveKind::AllToAll;
+      // The relay all-to-all and all-gather forward in rounds.
+      bool relayRounds = algorithm == "relay" && c.kind != ccl::CollectiveKind::ReduceScatter;
       bool pipelined = isRing(algorithm) || algorithm == "tree" ||
                        isChain(algorithm) || algorithm == "binomial" || hierarchical ||
-                       algorithm == "nvls" || c.kind == ccl::CollectiveKind::SendRecv;
+                       algorithm == "nvls" || relayRounds ||
+                       c.kind == ccl::CollectiveKind::SendRecv;
       // The switch's steps run under Simple only (kProtocols[0]).
       unsigned protocols = algorithm == "nvls" ? 1u : ~0u;
       int64_t maxChunks = pipelined ? 4096 : 1;
@@ -401,7 +404,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       // and 64 where NCCL runs few (v100x8 24, PCIe 2: v100x8 x2 4 GiB
       // all-gather 0.80 -> 0.84 of the bound on 64, pcie4x8 x2 2 GiB
       // reduce-scatter 0.89 -> 0.91).
-      int64_t mostChannels = hierarchical ? std::max<int64_t>(2 * maxChannels, 64) : maxChannels;
+      // The relay's transfers each want a channel of their own (v100x8:
+      // 38 with each block in thirds).
+      int64_t mostChannels =
+          hierarchical || relayRounds ? std::max<int64_t>(2 * maxChannels, 64) : maxChannels;
       // In one piece the hierarchical reduce-scatter and all-gather exchange
       // directly inside a node whose GPUs do not all have NVLink to each
       // other, in more round its NVLink rings: a different schedule, so

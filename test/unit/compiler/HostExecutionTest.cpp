@@ -367,26 +367,29 @@ TEST_F(HostExecution, ScatterGatherInSocketGroups) {
 
 // All-to-all, all-gather and reduce-scatter relayed over v100x8's NVLinks
 // (pairs without one go through a neighbour of both), on the world and on
-// a subgroup, over 1-3 channels.
+// a subgroup, over 1, 2 or 40 channels (enough for every share in a
+// channel of its own), in 1-3 rounds.
 TEST_F(HostExecution, RelayedCollectivesOnTheCubeMesh) {
   std::string text;
   int index = 0;
   for (const char *collective : {"all_to_all", "all_gather", "reduce_scatter sum"})
     for (int64_t m : {1, 7, 1000})
       for (const char *group : {"", " group @g"}) {
-        // 16 channels: relayed blocks in pieces, each on a channel of its own.
+        // 40 channels: blocks in thirds, each on a channel of its own.
         bool gather = llvm::StringRef(collective) == "all_gather";
         bool scatter = llvm::StringRef(collective).starts_with("reduce");
-        int n = *group ? 6 : 8, channels = index % 3 == 2 ? 16 : 1 + index % 3;
+        int n = *group ? 6 : 8, channels = index % 3 == 2 ? 40 : 1 + index % 3;
         text += llvm::formatv(
             "ccl.program @r{0} world(8) {{\n"
             "  ccl.group @g ranks [5, 0, 3, 6, 1, 2]\n"
             "  %a = ccl.buffer \"a\" : !ccl.buffer<{1}xf32>\n"
             "  %b = ccl.buffer \"b\" : !ccl.buffer<{2}xf32>\n"
-            "  ccl.{3} %a -> %b{4} {{algorithm = \"relay\", channels = {5} : i64} : "
-            "!ccl.buffer<{1}xf32> -> !ccl.buffer<{2}xf32>\n"
+            "  ccl.{3} %a -> %b{4} {{algorithm = \"relay\", channels = {5} : i64, "
+            "chunks = {6} : i64} : !ccl.buffer<{1}xf32> -> !ccl.buffer<{2}xf32>\n"
             "}\n",
-            index++, gather ? m : n * m, scatter ? m : n * m, collective, group, channels);
+            index, gather ? m : n * m, scatter ? m : n * m, collective, group, channels,
+            1 + index / 3 % 3);
+        ++index;
       }
   ASSERT_TRUE(build(text, {"v100x8", "", 1, 1, 0}));
   auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };

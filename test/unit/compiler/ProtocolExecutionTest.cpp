@@ -492,16 +492,19 @@ TEST_F(ProtocolExecution, RelayedCollectivesInLL) {
   for (auto [t, type] : llvm::enumerate(kTypes))
     for (int64_t m : {1, 301}) {
       std::string buf = bufferType(8 * m, type), block = bufferType(m, type);
-      // 16 channels: relayed blocks in pieces, each on a channel of its own.
-      int64_t channels = index % 2 ? 16 : 1 + t % 3;
+      // 40 channels: blocks in thirds, each on a channel of its own, in
+      // two rounds.
+      int64_t channels = index % 2 ? 40 : 1 + t % 3;
       text += llvm::formatv("ccl.program @a{0} world(8) {{\n"
                             "  %a = ccl.buffer \"a\" : {1}\n"
                             "  %b = ccl.buffer \"b\" : {1}\n"
                             "  %c = ccl.buffer \"c\" : {3}\n"
                             "  ccl.all_to_all %a -> %b {{algorithm = \"relay\", "
-                            "protocol = \"ll\", channels = {2} : i64} : {1} -> {1}\n"
+                            "protocol = \"ll\", channels = {2} : i64, chunks = 2 : i64} : "
+                            "{1} -> {1}\n"
                             "  ccl.all_gather %c -> %b {{algorithm = \"relay\", "
-                            "protocol = \"ll\", channels = {2} : i64} : {3} -> {1}\n"
+                            "protocol = \"ll\", channels = {2} : i64, chunks = 2 : i64} : "
+                            "{3} -> {1}\n"
                             "  ccl.reduce_scatter sum %a -> %c {{algorithm = \"relay\", "
                             "protocol = \"ll\", channels = {2} : i64} : {1} -> {3}\n}\n",
                             index, buf, channels, block);
