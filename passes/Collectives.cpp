@@ -86,8 +86,9 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
   static const StringRef halves[] = {"ring", "direct", "hierarchical", "relay",
                                      "staggered_ring", "ring_sockets",
                                      "hierarchical_sockets"};
-  static const StringRef broadcast[] = {"chain", "direct", "binomial",
-                                        "scatter_allgather", "chain_sockets"};
+  static const StringRef broadcast[] = {"chain",           "direct",
+                                        "binomial",        "scatter_allgather",
+                                        "chain_sockets",   "hierarchical"};
   static const StringRef reduce[] = {"chain", "direct", "binomial", "chain_sockets"};
   static const StringRef allToAll[] = {"pairwise", "direct", "hierarchical", "relay"};
   static const StringRef pointToPoint[] = {"direct"};
@@ -398,6 +399,9 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
                                     channels);
     if (algorithm == "scatter_allgather")
       return buildScatterAllGatherBroadcast(b, loc, name, shape, c.root, channels);
+    if (algorithm == "hierarchical")
+      return buildHierarchicalBroadcast(b, loc, name, shape, c.root, perNode(), chunks,
+                                        channels);
     return named(buildChainBroadcast(b, loc, name, shape, c.root, reduce, chunks,
                                      channels, orders()));
   case K::SendRecv:

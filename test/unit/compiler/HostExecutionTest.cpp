@@ -291,6 +291,46 @@ TEST_F(HostExecution, RootedAndAllToAllAlgorithms) {
   EXPECT_EQ(ran, 5 * size_t(index));
 }
 
+// The hierarchical broadcast (a part per GPU of a node, along a chain of
+// nodes over the rails, then to the node-mates): 2 and 3 a100x8 nodes,
+// two v100x8 nodes, pcie4x8's sockets on one node; roots on the first,
+// middle and last node; in and out of place; counts with fewer elements
+// than sub-parts, primes; several channels and pieces (channels of
+// different piece counts).
+TEST_F(HostExecution, HierarchicalBroadcastsOverNodes) {
+  for (auto [topo, nodes] : {std::pair{"a100x8", 2}, {"a100x8", 3}, {"v100x8", 2},
+                             {"pcie4x8", 1}}) {
+    int n = 8 * nodes;
+    std::string text;
+    int index = 0;
+    for (int root : {0, n / 2 + 1, n - 1})
+      for (int64_t count : {1, 67, 30011}) {
+        int64_t channels = 1 + index % 3, chunks = 1 + index % 4 * 2;
+        text += llvm::formatv(
+            "ccl.program @b{0} world({1}) {{\n"
+            "  %a = ccl.buffer \"a\" : !ccl.buffer<{2}xf32>\n"
+            "  %b = ccl.buffer \"b\" : !ccl.buffer<{2}xf32>\n"
+            "  ccl.broadcast %a -> %b root {3} {{algorithm = \"hierarchical\", channels = {4} "
+            ": i64, chunks = {5} : i64} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
+            "  ccl.broadcast %a -> %a root {3} {{algorithm = \"hierarchical\", channels = {5} "
+            ": i64, chunks = {4} : i64} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
+            "}\n",
+            index, n, count, root, channels, chunks);
+        ++index;
+      }
+    SCOPED_TRACE(std::string(topo) + " x" + std::to_string(nodes));
+    ASSERT_TRUE(build(text, {topo, "", nodes, 1, 1}));
+    size_t ran = 0;
+    auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
+    for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
+      ++ran;
+      EXPECT_EQ(program.getAlgorithm(), "hierarchical");
+      EXPECT_EQ(wrongElements<float>(program, input), 0) << program.getSymName().str();
+    }
+    EXPECT_EQ(ran, 2u * index);
+  }
+}
+
 // Rings and chains by socket (through one socket of every node, then the
 // other's) on three and four pcie4x8 nodes: reduce-scatter, all-gather,
 // broadcast and reduce.
