@@ -88,22 +88,27 @@ ProgramOp buildRelay(OpBuilder &b, Location loc, StringRef name,
                               rounds);
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
-  auto rankAt = [&](int64_t r) { return fixedPeer(ctx, r); };
-  // Round q's piece of share k of block j (of `blocks`), or the whole share
-  // (q < 0).
-  auto piece = [&](BufferKind kind, int64_t j, int64_t k, int64_t q, int64_t blocks) {
+  // Inside the rounds' loop the maps take its index too.
+  unsigned dims = 1;
+  auto rankAt = [&](int64_t r) { return fixedPeer(ctx, r, dims); };
+  // Piece `q` (of the rounds) of share k of block j (of `blocks`), or the
+  // whole share (no q).
+  auto piece = [&](BufferKind kind, int64_t j, int64_t k, std::optional<AffineExpr> q,
+                   int64_t blocks) {
     int64_t index = j * shares + k;
-    return q < 0 ? fixedPart(ctx, kind, index, blocks * shares)
-                 : fixedPart(ctx, kind, index * rounds + q, blocks * shares * rounds);
+    if (!q)
+      return fixedPart(ctx, kind, index, blocks * shares);
+    return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, *q + index * rounds),
+                         blocks * shares * rounds);
   };
-  auto sent = [&](const Transfer &t, int64_t q) {
+  auto sent = [&](const Transfer &t, std::optional<AffineExpr> q) {
     return gather ? piece(BufferKind::Input, 0, t.share, q, 1)
                   : piece(BufferKind::Input, t.dst, t.share, q, n);
   };
-  auto landed = [&](const Transfer &t, int64_t q) {
+  auto landed = [&](const Transfer &t, std::optional<AffineExpr> q) {
     return piece(BufferKind::Output, t.src, t.share, q, n);
   };
-  auto slotOf = [&](const Transfer &t, int64_t q) {
+  auto slotOf = [&](const Transfer &t, AffineExpr q) {
     return piece(BufferKind::Scratch, t.slot, t.share, q, slots);
   };
   for (int64_t c = 0; c < channels; ++c)
@@ -114,38 +119,49 @@ ProgramOp buildRelay(OpBuilder &b, Location loc, StringRef name,
           return t.channel == c && t.src != t.dst && keep(t);
         });
       };
-      // Round q: this round's pieces out (direct ones, then those to a
-      // relay), last round's relayed pieces forwarded, the relayed pieces
-      // of the round before and this round's direct ones in. Between two
-      // ranks the messages come in the same order on both sides.
-      for (int64_t q = 0; q < rounds + 2; ++q) {
+      // Round q (of 0 .. rounds + 1): this round's pieces out (direct ones,
+      // then those to a relay), last round's relayed pieces forwarded, the
+      // relayed pieces of the round before and this round's direct ones in,
+      // each where the round has them. Between two ranks the messages come
+      // in the same order on both sides.
+      auto round = [&](AffineExpr q, bool out, bool forward, bool relayedIn, bool directIn) {
         for (bool relayed : {false, true})
           for (const Transfer &t : mine([&](const Transfer &t) {
-                 return t.src == r && (t.relay >= 0) == relayed;
+                 return out && t.src == r && (t.relay >= 0) == relayed;
                }))
-            if (q < rounds)
-              SendOp::create(b, loc, sent(t, q), rankAt(relayed ? t.relay : t.dst),
-                             relayed ? slotOf(t, q) : landed(t, q));
-        for (const Transfer &t : mine([&](const Transfer &t) { return t.relay == r; }))
-          if (q >= 1 && q <= rounds) {
-            RecvOp::create(b, loc, rankAt(t.src), slotOf(t, q - 1));
-            SendOp::create(b, loc, slotOf(t, q - 1), rankAt(t.dst), landed(t, q - 1));
-          }
+            SendOp::create(b, loc, sent(t, q), rankAt(relayed ? t.relay : t.dst),
+                           relayed ? slotOf(t, q) : landed(t, q));
+        for (const Transfer &t : mine([&](const Transfer &t) { return forward && t.relay == r; })) {
+          RecvOp::create(b, loc, rankAt(t.src), slotOf(t, q - 1));
+          SendOp::create(b, loc, slotOf(t, q - 1), rankAt(t.dst), landed(t, q - 1));
+        }
         for (const Transfer &t : mine([&](const Transfer &t) {
-               return t.dst == r && t.relay >= 0;
+               return relayedIn && t.dst == r && t.relay >= 0;
              }))
-          if (q >= 2)
-            RecvOp::create(b, loc, rankAt(t.relay), landed(t, q - 2));
+          RecvOp::create(b, loc, rankAt(t.relay), landed(t, q - 2));
         for (const Transfer &t : mine([&](const Transfer &t) {
-               return t.dst == r && t.relay < 0;
+               return directIn && t.dst == r && t.relay < 0;
              }))
-          if (q < rounds)
-            RecvOp::create(b, loc, rankAt(t.src), landed(t, q));
-      }
+          RecvOp::create(b, loc, rankAt(t.src), landed(t, q));
+      };
+      auto fixedRound = [&](int64_t q) {
+        round(getAffineConstantExpr(q, ctx), q < rounds, q >= 1 && q <= rounds, q >= 2,
+              q < rounds);
+      };
+      // Rounds 2 .. rounds-1 have every kind: one loop.
+      for (int64_t q = 0; q < std::min<int64_t>(2, rounds + 2); ++q)
+        fixedRound(q);
+      buildLoop(b, loc, 2, rounds, [&] {
+        dims = 2;
+        round(getAffineDimExpr(1, ctx), true, true, true, true);
+        dims = 1;
+      });
+      for (int64_t q = std::max<int64_t>(2, rounds); q < rounds + 2; ++q)
+        fixedRound(q);
       // The own block's shares last, beside the other channels' transfers.
       for (const Transfer &t : transfers)
         if (t.channel == c && t.src == r && t.dst == r)
-          CopyOp::create(b, loc, sent(t, -1), landed(t, -1));
+          CopyOp::create(b, loc, sent(t, std::nullopt), landed(t, std::nullopt));
     }
   return program;
 }
