@@ -188,15 +188,16 @@ std::optional<SocketGroups> socketGroups(const topo::Machine &machine,
 
 /// Broadcast over nodes of `perNode` ranks (node-major) from schedule rank
 /// `root`: each channel's slice in a part per GPU of a node; the root hands
-/// GPU l of its node part l, GPU l of each node passes it to GPU l of the
-/// next node (a chain of nodes over rail l) and to its node-mates. Pipelined
-/// in `chunks` pieces; no scratch; every rank gets its own task; algorithm
-/// "hierarchical".
+/// GPU l of its node part l, GPU l of each node passes it on over rail l to
+/// GPU l of the next node (a chain of nodes) or, with `nodeTrees`, of its
+/// children in one of two binary trees of nodes (by channel), and to its
+/// node-mates. Pipelined in `chunks` pieces; no scratch; every rank gets its
+/// own task; algorithm "hierarchical" or "hierarchical_tree".
 mlir::sched::ProgramOp buildHierarchicalBroadcast(mlir::OpBuilder &b, mlir::Location loc,
                                                   llvm::StringRef name,
                                                   const AllReduceShape &shape, int64_t root,
-                                                  int64_t perNode, int64_t chunks,
-                                                  int64_t channels);
+                                                  int64_t perNode, bool nodeTrees,
+                                                  int64_t chunks, int64_t channels);
 
 /// Broadcast (or, with `reduce`, reduce) as a chain pipelined in chunks:
 /// from the root along `order` (schedule ranks; empty: 0, 1, ...), or

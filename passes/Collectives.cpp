@@ -88,7 +88,8 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
                                      "hierarchical_sockets"};
   static const StringRef broadcast[] = {"chain",           "direct",
                                         "binomial",        "scatter_allgather",
-                                        "chain_sockets",   "hierarchical"};
+                                        "chain_sockets",   "hierarchical",
+                                        "hierarchical_tree"};
   static const StringRef reduce[] = {"chain", "direct", "binomial", "chain_sockets"};
   static const StringRef allToAll[] = {"pairwise", "direct", "hierarchical", "relay"};
   static const StringRef pointToPoint[] = {"direct"};
@@ -399,9 +400,9 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
                                     channels);
     if (algorithm == "scatter_allgather")
       return buildScatterAllGatherBroadcast(b, loc, name, shape, c.root, channels);
-    if (algorithm == "hierarchical")
-      return buildHierarchicalBroadcast(b, loc, name, shape, c.root, perNode(), chunks,
-                                        channels);
+    if (algorithm.starts_with("hierarchical"))
+      return buildHierarchicalBroadcast(b, loc, name, shape, c.root, perNode(),
+                                        algorithm == "hierarchical_tree", chunks, channels);
     return named(buildChainBroadcast(b, loc, name, shape, c.root, reduce, chunks,
                                      channels, orders()));
   case K::SendRecv:

@@ -4,10 +4,11 @@
 // on every hop of every GPU (a100x8 x16: 127 hops) before its last rank
 // gets the first piece. Here each channel's slice is split into a part per
 // GPU of a node: the root hands GPU l of its node part l over NVLink, GPU l
-// of each node passes it to GPU l of the next node over rail l (a chain of
-// nodes: one hop per node) and hands it to its node-mates. Each node takes
-// the whole buffer in through its NICs, 1/P of it each (the bound of a
-// node cut), and the fill is a hop per node, not per GPU.
+// of each node passes it on over rail l to GPU l of the next nodes (see
+// NodeRoutes: a chain of two nodes, else two binary trees of nodes) and
+// hands it to its node-mates. Each node takes the whole buffer in through
+// its NICs, 1/P of it each (the bound of a node cut), and the fill is a
+// few hops per level of nodes, not one per GPU.
 //
 // The root sends its own part (rail l's on its node) over the rail, and to
 // its node-mates in P-1 sub-parts, one each, which they pass on: the root
@@ -25,21 +26,85 @@ using namespace mlir;
 using namespace mlir::sched;
 using namespace ccopt::detail;
 
+namespace {
+/// Where part l travels between the nodes, by hop from the root's node.
+/// Over a chain each node waits on every node before it (a100x8 x16: 15
+/// hops to fill). Over two binary trees of the other nodes (NCCL's double
+/// binary tree) the fill is two sends per level; a node inner in one tree
+/// is a leaf in the other, so that with the channels taking the trees in
+/// turn each node's rail sends the buffer once, as in the chain.
+class NodeRoutes {
+public:
+  NodeRoutes(int64_t nodes, bool trees) : nodes(nodes) {
+    int64_t M = nodes - 1; // the other nodes, members 0..M-1
+    for (int tree = 0; tree < 2 && trees && M > 1; ++tree) {
+      // The in-order tree over labels 1..M: x's children lie half its
+      // lowest bit to either side, so that only even labels have any. The
+      // second tree's labels are the first's mirrored (M even) or shifted
+      // by one (M odd): its inner members are the first's leaves.
+      auto label = [&](int64_t i) {
+        return tree == 0 ? i + 1 : M % 2 == 0 ? M - i : (i + 1) % M + 1;
+      };
+      SmallVector<int64_t> memberOf(M + 1);
+      for (int64_t i = 0; i < M; ++i)
+        memberOf[label(i)] = i;
+      auto &parent = parents[tree];
+      auto &kids = children[tree];
+      parent.assign(nodes, -1);
+      kids.assign(nodes, {});
+      auto link = [&](int64_t from, int64_t to) {
+        kids[from].push_back(to);
+        parent[to] = from;
+      };
+      link(0, memberOf[llvm::bit_floor(uint64_t(M))] + 1);
+      for (int64_t x = 2; x <= M; x += 2) {
+        int64_t low = x & -x, hop = memberOf[x] + 1;
+        link(hop, memberOf[x - low / 2] + 1);
+        for (int64_t d = low / 2; d >= 1; d /= 2)
+          if (x + d <= M) {
+            link(hop, memberOf[x + d] + 1);
+            break;
+          }
+      }
+    }
+  }
+  /// The hop part l comes from on channel c's tree (-1 at the root's node).
+  int64_t from(int64_t c, int64_t hop) const {
+    return parents[c % 2].empty() ? hop - 1 : parents[c % 2][hop];
+  }
+  /// The hops it goes on to.
+  SmallVector<int64_t, 2> to(int64_t c, int64_t hop) const {
+    if (!children[c % 2].empty())
+      return children[c % 2][hop];
+    if (hop + 1 < nodes)
+      return {hop + 1};
+    return {};
+  }
+
+private:
+  int64_t nodes;
+  SmallVector<int64_t> parents[2];
+  SmallVector<SmallVector<int64_t, 2>> children[2];
+};
+} // namespace
+
 ProgramOp ccopt::buildHierarchicalBroadcast(OpBuilder &b, Location loc, StringRef name,
                                             const AllReduceShape &shape, int64_t root,
-                                            int64_t perNode, int64_t chunks,
-                                            int64_t channels) {
+                                            int64_t perNode, bool nodeTrees,
+                                            int64_t chunks, int64_t channels) {
   int64_t n = shape.ranks, P = perNode, N = n / P;
   assert(P >= 1 && n % P == 0 && "nodes must hold the same number of ranks");
   // Every sub-part keeps an element.
   auto [C, pieces] = clampPieces(shape.count / (P * P), chunks, channels);
   auto program = buildProgram(b, loc, name, ccl::CollectiveKind::Broadcast, shape,
                               /*hasRedop=*/false, shape.count, shape.count,
-                              /*scratch=*/0, root, "hierarchical", C, pieces);
+                              /*scratch=*/0, root,
+                              nodeTrees ? "hierarchical_tree" : "hierarchical", C, pieces);
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
   int64_t rootNode = root / P, rootGpu = root % P, subs = std::max<int64_t>(1, P - 1);
   bool copyOut = !shape.inPlace;
+  NodeRoutes routes(N, nodeTrees);
   for (int64_t c = 0; c < C; ++c)
     for (int64_t r = 0; r < n; ++r) {
       // Channels in step would all use the NIC, then all NVLink: pieces of
@@ -91,10 +156,10 @@ ProgramOp ccopt::buildHierarchicalBroadcast(OpBuilder &b, Location loc, StringRe
                            part(BufferKind::Output, l, subOf(m)),
                            stored(N == 1, l, subOf(m)));
           }
-          if (N > 1)
-            SendOp::create(b, loc, from(l), rankAt(v + 1, l), part(BufferKind::Output, l),
-                           stored(true, l));
-          else if (P == 1 && copyOut)
+          for (int64_t to : routes.to(c, 0))
+            SendOp::create(b, loc, from(l), rankAt(rootNode + to, l),
+                           part(BufferKind::Output, l), stored(true, l));
+          if (N == 1 && P == 1 && copyOut)
             CopyOp::create(b, loc, part(BufferKind::Input, l), part(BufferKind::Output, l));
           return;
         }
@@ -104,10 +169,11 @@ ProgramOp ccopt::buildHierarchicalBroadcast(OpBuilder &b, Location loc, StringRe
           RecvOp::create(b, loc, rankAt(v, rootGpu), part(BufferKind::Output, l));
           RecvOp::create(b, loc, rankAt(v, rootGpu), part(BufferKind::Output, rootGpu, subOf(l)));
         } else {
-          RecvOp::create(b, loc, rankAt(v - 1, l), part(BufferKind::Output, l));
+          RecvOp::create(b, loc, rankAt(rootNode + routes.from(c, hop), l),
+                         part(BufferKind::Output, l));
         }
-        if (hop + 1 < N)
-          SendOp::create(b, loc, from(l), rankAt(v + 1, l), part(BufferKind::Output, l));
+        for (int64_t to : routes.to(c, hop))
+          SendOp::create(b, loc, from(l), rankAt(rootNode + to, l), part(BufferKind::Output, l));
         mates([&](int64_t m) {
           SendOp::create(b, loc, from(l), rankAt(v, m), part(BufferKind::Output, l));
           if (rootsNode)

@@ -254,8 +254,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     if (algorithm == "recursive_doubling" || algorithm == "halving_doubling")
       return 3 * llvm::Log2_64(n);
     if (perNode && c.kind == ccl::CollectiveKind::Broadcast &&
-        algorithm == "hierarchical") // a rail hop, the node-mates
-      return 2 * *perNode + 2;
+        algorithm.starts_with("hierarchical")) // rail hops, the node-mates
+      return 2 * *perNode + (algorithm == "hierarchical_tree" ? 3 : 2);
     if (perNode && algorithm == "hierarchical_rd") // doubling over the nodes
       return 4 * *perNode + 3 * llvm::Log2_64(n / *perNode);
     if (perNode && algorithm.starts_with("hierarchical")) // rings over the nodes
@@ -362,6 +362,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       std::optional<int64_t> perNode = algorithm == "hierarchical_sockets"
                                            ? socketGroups(machine, c.ranks)->size
                                            : perNodeOfWorld;
+      // Over two nodes the trees of nodes are the chain.
+      if (algorithm == "hierarchical_tree" && n / *perNode < 3)
+        continue;
       int64_t perRank = stepsPerRank(c, algorithm, perNode); // a channel's, a chunk's
       // The direct algorithms (and the others' scratch copies) win on
       // latency, for small buffers and worlds.
@@ -382,7 +385,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
                           c.kind != ccl::CollectiveKind::AllToAll &&
                           c.kind != ccl::CollectiveKind::Broadcast;
       // The hierarchical broadcast pipelines like a chain (of nodes).
-      bool nodeChain = algorithm == "hierarchical" && c.kind == ccl::CollectiveKind::Broadcast;
+      bool nodeChain =
+          algorithm.starts_with("hierarchical") && c.kind == ccl::CollectiveKind::Broadcast;
       // The relay all-to-all and all-gather forward in rounds.
       bool relayRounds = algorithm == "relay" && c.kind != ccl::CollectiveKind::ReduceScatter;
       bool pipelined = isRing(algorithm) || algorithm == "tree" ||

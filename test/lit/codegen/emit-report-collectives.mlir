@@ -35,7 +35,7 @@
 // RUN: ccopt %s --topo pcie4x8 --emit=report --sweep=64M:64M | FileCheck %s --check-prefix=SWEEP
 // SWEEP: 67108864 16777216 f32 sum {{ring|direct|hierarchical}} {{.*}} reduce_scatter -1
 // SWEEP: 67108864 16777216 f32 none {{ring|direct|hierarchical}} {{.*}} all_gather -1
-// SWEEP: 67108864 16777216 f32 none {{chain|direct|binomial|scatter_allgather|hierarchical}} {{.*}} broadcast 2
+// SWEEP: 67108864 16777216 f32 none {{chain|direct|binomial|scatter_allgather|hierarchical|hierarchical_tree}} {{.*}} broadcast 2
 // SWEEP: 67108864 16777216 f32 max {{chain|direct|binomial}} {{.*}} reduce 5
 // SWEEP: 67108864 16777216 f32 none {{.*}} all_to_all -1
 // SWEEP: 67108864 16777216 f32 none direct {{.*}} send_recv -1

@@ -291,15 +291,18 @@ TEST_F(HostExecution, RootedAndAllToAllAlgorithms) {
   EXPECT_EQ(ran, 5 * size_t(index));
 }
 
-// The hierarchical broadcast (a part per GPU of a node, along a chain of
-// nodes over the rails, then to the node-mates): 2 and 3 a100x8 nodes,
-// two v100x8 nodes, pcie4x8's sockets on one node; roots on the first,
+// The hierarchical broadcasts (a part per GPU of a node, along a chain or
+// two trees of nodes over the rails, then to the node-mates): 2, 3 and 4
+// a100x8 nodes, 6 h100x8 nodes, two v100x8 nodes, pcie4x8's sockets on one
+// node; roots on the first,
 // middle and last node; in and out of place; counts with fewer elements
 // than sub-parts, primes; several channels and pieces (channels of
 // different piece counts).
 TEST_F(HostExecution, HierarchicalBroadcastsOverNodes) {
-  for (auto [topo, nodes] : {std::pair{"a100x8", 2}, {"a100x8", 3}, {"v100x8", 2},
-                             {"pcie4x8", 1}}) {
+  // hierarchical_tree's two trees of the other nodes are mirrored (an even
+  // number of them) or shifted.
+  for (auto [topo, nodes] : {std::pair{"a100x8", 2}, {"a100x8", 3}, {"a100x8", 4},
+                             {"h100x8", 6}, {"v100x8", 2}, {"pcie4x8", 1}}) {
     int n = 8 * nodes;
     std::string text;
     int index = 0;
@@ -310,12 +313,13 @@ TEST_F(HostExecution, HierarchicalBroadcastsOverNodes) {
             "ccl.program @b{0} world({1}) {{\n"
             "  %a = ccl.buffer \"a\" : !ccl.buffer<{2}xf32>\n"
             "  %b = ccl.buffer \"b\" : !ccl.buffer<{2}xf32>\n"
-            "  ccl.broadcast %a -> %b root {3} {{algorithm = \"hierarchical\", channels = {4} "
+            "  ccl.broadcast %a -> %b root {3} {{algorithm = \"{6}\", channels = {4} "
             ": i64, chunks = {5} : i64} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
-            "  ccl.broadcast %a -> %a root {3} {{algorithm = \"hierarchical\", channels = {5} "
+            "  ccl.broadcast %a -> %a root {3} {{algorithm = \"{6}\", channels = {5} "
             ": i64, chunks = {4} : i64} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{2}xf32>\n"
             "}\n",
-            index, n, count, root, channels, chunks);
+            index, n, count, root, channels, chunks,
+            index % 2 ? "hierarchical_tree" : "hierarchical");
         ++index;
       }
     SCOPED_TRACE(std::string(topo) + " x" + std::to_string(nodes));
@@ -324,7 +328,7 @@ TEST_F(HostExecution, HierarchicalBroadcastsOverNodes) {
     auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
     for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
       ++ran;
-      EXPECT_EQ(program.getAlgorithm(), "hierarchical");
+      EXPECT_TRUE(program.getAlgorithm().starts_with("hierarchical"));
       EXPECT_EQ(wrongElements<float>(program, input), 0) << program.getSymName().str();
     }
     EXPECT_EQ(ran, 2u * index);
