@@ -5,8 +5,8 @@
 // gets the first piece. Here each channel's slice is split into a part per
 // GPU of a node: the root hands GPU l of its node part l over NVLink, GPU l
 // of each node passes it on over rail l to GPU l of the next nodes (see
-// NodeRoutes: a chain of two nodes, else two binary trees of nodes) and
-// hands it to its node-mates. Each node takes the whole buffer in through
+// NodeRoutes: a chain of nodes, or hierarchical_tree's two binary trees of
+// them) and hands it to its node-mates. Each node takes the whole buffer in through
 // its NICs, 1/P of it each (the bound of a node cut), and the fill is a
 // few hops per level of nodes, not one per GPU.
 //
