@@ -35,9 +35,22 @@ namespace {
 /// turn each node's rail sends the buffer once, as in the chain.
 class NodeRoutes {
 public:
-  NodeRoutes(int64_t nodes, bool trees) : nodes(nodes) {
+  NodeRoutes(int64_t nodes, bool trees) {
     int64_t M = nodes - 1; // the other nodes, members 0..M-1
-    for (int tree = 0; tree < 2 && trees && M > 1; ++tree) {
+    for (int tree = 0; tree < 2; ++tree) {
+      auto &parent = parents[tree];
+      auto &kids = children[tree];
+      parent.assign(nodes, -1);
+      kids.assign(nodes, {});
+      auto link = [&](int64_t from, int64_t to) {
+        kids[from].push_back(to);
+        parent[to] = from;
+      };
+      if (!trees || M < 2) { // the chain (over two nodes the trees are it)
+        for (int64_t hop = 0; hop + 1 < nodes; ++hop)
+          link(hop, hop + 1);
+        continue;
+      }
       // The in-order tree over labels 1..M: x's children lie half its
       // lowest bit to either side, so that only even labels have any. The
       // second tree's labels are the first's mirrored (M even) or shifted
@@ -48,14 +61,6 @@ public:
       SmallVector<int64_t> memberOf(M + 1);
       for (int64_t i = 0; i < M; ++i)
         memberOf[label(i)] = i;
-      auto &parent = parents[tree];
-      auto &kids = children[tree];
-      parent.assign(nodes, -1);
-      kids.assign(nodes, {});
-      auto link = [&](int64_t from, int64_t to) {
-        kids[from].push_back(to);
-        parent[to] = from;
-      };
       link(0, memberOf[llvm::bit_floor(uint64_t(M))] + 1);
       for (int64_t x = 2; x <= M; x += 2) {
         int64_t low = x & -x, hop = memberOf[x] + 1;
@@ -68,21 +73,12 @@ public:
       }
     }
   }
-  /// The hop part l comes from on channel c's tree (-1 at the root's node).
-  int64_t from(int64_t c, int64_t hop) const {
-    return parents[c % 2].empty() ? hop - 1 : parents[c % 2][hop];
-  }
+  /// The hop part l comes from on channel c (-1 at the root's node).
+  int64_t from(int64_t c, int64_t hop) const { return parents[c % 2][hop]; }
   /// The hops it goes on to.
-  SmallVector<int64_t, 2> to(int64_t c, int64_t hop) const {
-    if (!children[c % 2].empty())
-      return children[c % 2][hop];
-    if (hop + 1 < nodes)
-      return {hop + 1};
-    return {};
-  }
+  ArrayRef<int64_t> to(int64_t c, int64_t hop) const { return children[c % 2][hop]; }
 
 private:
-  int64_t nodes;
   SmallVector<int64_t> parents[2];
   SmallVector<SmallVector<int64_t, 2>> children[2];
 };

@@ -384,7 +384,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       bool hierarchical = algorithm.starts_with("hierarchical") &&
                           c.kind != ccl::CollectiveKind::AllToAll &&
                           c.kind != ccl::CollectiveKind::Broadcast;
-      // The hierarchical broadcast pipelines like a chain (of nodes).
+      // The hierarchical broadcasts pipeline like a chain (of nodes, or trees of them).
       bool nodeChain =
           algorithm.starts_with("hierarchical") && c.kind == ccl::CollectiveKind::Broadcast;
       // The relay all-to-all and all-gather forward in rounds.
