@@ -32,7 +32,9 @@ def CclSelectAlgorithm : Pass<"ccl-select-algorithm", "::mlir::ModuleOp"> {
     all), under LL and LL128. Every power-of-two channel count up to twice NCCL's
     is tried, and for each the chunks double only while that gets faster;
     candidates over a budget of simulated steps are skipped (at least one
-    per algorithm runs), so the search stays small at thousands of ranks. The winner is
+    per algorithm runs), so the search stays small at thousands of ranks; a
+    chain cut short there goes on from its best, doubling its pieces or its
+    channels while that gets faster, up to 16 budgets. The winner is
     written on the op (`algorithm`, `channels`, `chunks`, `protocol`,
     `predicted_us`)
     with the runner-up (`runner_up`, `runner_up_us`); ccl-lower-to-sched
@@ -43,6 +45,9 @@ def CclSelectAlgorithm : Pass<"ccl-select-algorithm", "::mlir::ModuleOp"> {
     Option<"topoFile", "topo-file", "std::string", /*default=*/"\"\"",
            "machine file (JSON or NCCL topology XML)">,
     Option<"nodes", "nodes", "int", /*default=*/"1", "number of such nodes">,
+    Option<"stepBudget", "step-budget", "int64_t", /*default=*/"1 << 20",
+           "simulated steps a candidate may take (about a second of "
+           "simulation); a chain that fills only beyond it goes on to 16 budgets">,
   ];
   let dependentDialects = ["::mlir::sched::SchedDialect"];
 }

@@ -27,9 +27,6 @@ using namespace ccopt;
 
 namespace {
 
-/// Simulated steps a candidate may take (about a second of simulation).
-constexpr int64_t kStepBudget = 1 << 20;
-
 /// Scratch a candidate may take per rank beyond two copies of the buffer
 /// (the direct algorithms keep a copy of every rank's): they win on
 /// latency, for small buffers. Two copies (staging a reduce-scatter's or an
@@ -65,7 +62,14 @@ struct Choice {
   int64_t channels, chunks;
   double timeUs;
   std::string protocol = "simple";
+  int64_t settleWork = 0; // its simulations' work (SimResult)
 };
+
+/// Work (SimResult::settleWork) a search level past the step budget may
+/// take, about 30 s of simulation: a chain through 128 v100x8 ranks takes
+/// 3.6 a step (7.5M at 8 channels x 1024 pieces of 256 MiB), one through
+/// pcie4x8's sockets, whose flows share the PCIe switches, 44.
+constexpr int64_t kRefineWork = int64_t(128) << 20;
 
 struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   using Base::Base;
@@ -191,7 +195,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       // Sizing the mailbox walks every rank's steps: only for a candidate
       // that wins, and where the walk stays within a few budgets (up to 32
       // channels of a 128-rank ring).
-      if (sched::usesMailbox(kind) && steps > 4 * kStepBudget)
+      if (sched::usesMailbox(kind) && steps > 4 * stepBudget)
         continue;
       program.setProtocol(kind);
       if (!symmetry)
@@ -204,6 +208,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         llvm::consumeError(result.takeError());
         continue;
       }
+      simulated += result->settleWork;
       if (result->gaveUp || result->timeUs >= best)
         continue;
       if (sched::usesMailbox(kind)) {
@@ -283,7 +288,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         treePiecesOf(machine, c.ranks, c.bytes, channels, topo::Protocol::LL128),
         treePiecesAtMost(c, channels))));
     while (chunks > 1 &&
-           c.shape.ranks * channels * chunks * stepsPerRank(c, algorithm, perNode) > kStepBudget)
+           c.shape.ranks * channels * chunks * stepsPerRank(c, algorithm, perNode) > stepBudget)
       chunks /= 2;
     return chunks;
   }
@@ -397,8 +402,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       unsigned protocols = algorithm == "nvls" ? 1u : ~0u;
       int64_t maxChunks = pipelined ? 4096 : 1;
       int64_t budget = hierarchical && c.kind == ccl::CollectiveKind::AllReduce
-                           ? kStepBudget / 2
-                           : kStepBudget;
+                           ? stepBudget / 2
+                           : int64_t(stepBudget);
       // The hierarchical reduce-scatter and all-gather, and the all-reduce
       // built from them, take many small steps (a node's exchange block by
       // block) that fold well: the simulation walks one node's ranks and
@@ -408,7 +413,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       if ((hierarchical && (c.kind != ccl::CollectiveKind::AllReduce ||
                             byHalves(c, algorithm, perNode))) ||
           nodeChain)
-        budget = 2 * kStepBudget;
+        budget = 2 * stepBudget;
       std::optional<Choice> bestHere;
       std::set<std::pair<int64_t, int64_t>> tried; // channels, chunks
       bool perRankTasks = algorithm == "tree" || algorithm == "binomial" || nodeChain;
@@ -446,7 +451,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           // Simulation time grows with the steps; beyond a budget only the
           // smallest candidate runs (large worlds keep compile time sane).
           int64_t steps = n * channels * chunks * perRank;
-          if (steps > (chunks > 1 ? budget : kStepBudget) && (bestChunks || bestHere))
+          if (steps > (chunks > 1 ? budget : stepBudget) && (bestChunks || bestHere))
             break;
           // The chunks double while that gets faster, so a pipeline's first
           // candidate runs to the end, even when slower than the best so far
@@ -460,6 +465,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
                                : pipelined && doubles ? (hierarchical ? 3 * fastest : 1e300)
                                                       : fastest;
           std::string protocol;
+          int64_t before = simulated;
           double us = timeOf(c, bound, fastest, giveUpAfter, algorithm,
                              channels, chunks, steps, protocol, protocols);
           if (us >= 1e300 || (bestChunks && us >= bestChunks->timeUs)) {
@@ -468,12 +474,42 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
             break;
           }
           fastest = std::min(fastest, us);
-          bestChunks = Choice{algorithm.str(), channels, chunks, us, protocol};
+          bestChunks = Choice{algorithm.str(), channels, chunks, us, protocol,
+                              simulated - before};
         }
         // Every channel count is tried: rings per channel can differ (NIC
         // rails, NVLink-disjoint rings), so time is not unimodal in them.
         if (bestChunks && (!bestHere || bestChunks->timeUs < bestHere->timeUs))
           bestHere = bestChunks;
+      }
+      // A chain's pipeline over many ranks fills only in more pieces than
+      // the step budget lets the search reach (v100x8 x16 1 GiB: 512 pieces
+      // 0.87 of the bound, 2048 0.95), and then more channels may win
+      // (h100x8 x16 1 GiB: 8 x 256 at the budget, 16 x 2048 0.79 beyond
+      // it). Where the budget cut it short the search goes on from its
+      // best, doubling the pieces or the channels, whichever is faster,
+      // while that gets faster, up to 16 budgets (what simulating NCCL's
+      // own choice may cost), and while a level (two candidates of twice the
+      // steps) would take no more than kRefineWork.
+      while (isChain(algorithm) && bestHere && 4 * bestHere->settleWork <= kRefineWork) {
+        std::optional<Choice> next;
+        for (auto [channels, chunks] : {std::pair{bestHere->channels, 2 * bestHere->chunks},
+                                        std::pair{2 * bestHere->channels, bestHere->chunks}}) {
+          int64_t steps = n * channels * chunks * perRank;
+          if (chunks > maxChunks || channels > mostChannels || steps > 16 * stepBudget ||
+              !tried.insert({channels, chunks}).second)
+            continue;
+          std::string protocol;
+          int64_t before = simulated;
+          double us = timeOf(c, bound, fastest, next ? next->timeUs : bestHere->timeUs,
+                             algorithm, channels, chunks, steps, protocol, protocols);
+          if (us < (next ? next->timeUs : bestHere->timeUs))
+            next = Choice{algorithm.str(), channels, chunks, us, protocol, simulated - before};
+        }
+        if (!next)
+          break;
+        fastest = std::min(fastest, next->timeUs);
+        bestHere = next;
       }
       // NCCL's own channels and pieces (each protocol's step size) for its
       // rings, chains and trees, where the search did not try them (the
@@ -497,7 +533,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         // through a tree (firstChunks).
         if (algorithm == "tree" && chunks < firstChunks(c, algorithm, channels, perNode))
           continue;
-        if (steps <= 16 * kStepBudget && !tried.count({channels, chunks})) {
+        if (steps <= 16 * stepBudget && !tried.count({channels, chunks})) {
           std::string protocol;
           double us = timeOf(c, bound, fastest, fastest, algorithm, channels,
                              chunks, steps, protocol, protocols);
@@ -542,6 +578,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   }
 
   topo::Machine machine;
+  int64_t simulated = 0; // flow rates settled by every simulation so far
   bool ll128 = false; // whether the machine's GPUs may use LL128 everywhere
   std::map<std::vector<int>, bool> nvlinkRings;
 };

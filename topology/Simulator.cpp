@@ -374,12 +374,14 @@ void Simulation::settleRates() {
     }
   if (settleFlows.empty())
     return;
+  result.settleWork += settleFlows.size();
   for (int l : settleLinks) {
     linkLeft[l] = linkCapacity[l];
     linkShares[l] = load[l];
   }
   double level = 0;
   while (true) {
+    result.settleWork += settleLinks.size();
     // The links that fill first (alike links fill together).
     double share = flowCap;
     for (int l : settleLinks)

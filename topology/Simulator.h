@@ -96,6 +96,9 @@ struct SimResult {
   bool gaveUp = false; ///< past SimOptions::giveUpAfterUs, not finished
   int64_t wireBytes = 0; ///< bytes all sends put on links, summed
   int64_t steps = 0;     ///< steps all ranks and channels executed
+  /// Links and flows visited settling rates: the simulation's work (flows
+  /// that share links with many others cost more than their steps tell).
+  int64_t settleWork = 0;
   std::vector<TraceEvent> events;
 };
 
