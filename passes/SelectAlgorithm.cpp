@@ -501,9 +501,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
             continue;
           std::string protocol;
           int64_t before = simulated;
-          double us = timeOf(c, bound, fastest, next ? next->timeUs : bestHere->timeUs,
-                             algorithm, channels, chunks, steps, protocol, protocols);
-          if (us < (next ? next->timeUs : bestHere->timeUs))
+          double toBeat = next ? next->timeUs : bestHere->timeUs;
+          double us = timeOf(c, bound, fastest, toBeat, algorithm, channels, chunks, steps,
+                             protocol, protocols);
+          if (us < toBeat)
             next = Choice{algorithm.str(), channels, chunks, us, protocol, simulated - before};
         }
         if (!next)
