@@ -59,6 +59,7 @@ struct Flow {
   llvm::StringRef step; // the step's op name, for the trace
   /// What the flow is: a message, or part of an NVLS reduce or store.
   enum Kind { Message, Reduce, Store } kind = Message;
+  double finishAt = 0; // as predicted at the last re-rating (FinishQueue)
 };
 
 /// Arrival times of the messages on one connection, in order: a vector
@@ -76,6 +77,74 @@ struct MessageQueue {
       head = 0;
     }
   }
+};
+
+/// The active flows by predicted finish (ties by version, then slot), one
+/// entry each: a re-rating moves a flow's entry rather than leaving a stale
+/// one behind (flows are re-rated many times over, and a heap of stale
+/// entries grows with the whole run, not with what is in flight).
+class FinishQueue {
+public:
+  explicit FinishQueue(std::vector<Flow> &flows) : flows(flows) {}
+  bool empty() const { return heap.empty(); }
+  int top() const { return heap.front(); }
+  double topTime() const { return flows[heap.front()].finishAt; }
+  /// Flow `id` (in the queue or not) now finishes at `at`.
+  void update(int id, double at) {
+    Flow &f = flows[id];
+    f.finishAt = at;
+    ++f.version;
+    if (size_t(id) >= position.size())
+      position.resize(flows.size(), -1);
+    if (position[id] < 0) {
+      position[id] = heap.size();
+      heap.push_back(id);
+    }
+    siftDown(siftUp(position[id]));
+  }
+  /// Takes the first flow out.
+  void pop() {
+    position[heap.front()] = -1;
+    int last = heap.back();
+    heap.pop_back();
+    if (heap.empty())
+      return;
+    heap[0] = last;
+    position[last] = 0;
+    siftDown(0);
+  }
+
+private:
+  bool before(int a, int b) const {
+    const Flow &x = flows[a], &y = flows[b];
+    return std::tie(x.finishAt, x.version, a) < std::tie(y.finishAt, y.version, b);
+  }
+  void place(size_t i, int id) {
+    heap[i] = id;
+    position[id] = i;
+  }
+  size_t siftUp(size_t i) {
+    int id = heap[i];
+    for (size_t parent; i > 0 && before(id, heap[parent = (i - 1) / 2]); i = parent)
+      place(i, heap[parent]);
+    place(i, id);
+    return i;
+  }
+  void siftDown(size_t i) {
+    int id = heap[i];
+    for (size_t child; (child = 2 * i + 1) < heap.size(); i = child) {
+      if (child + 1 < heap.size() && before(heap[child + 1], heap[child]))
+        ++child;
+      if (!before(heap[child], id))
+        break;
+      place(i, heap[child]);
+    }
+    place(i, id);
+  }
+
+  std::vector<Flow> &flows;
+  std::vector<int> heap;          // flow ids
+  std::vector<ptrdiff_t> position; // in heap, by flow id; -1: not queued
 };
 
 struct Thread {
@@ -220,13 +289,12 @@ private:
   // settleRates()'s: the links where flows started or ended since it last
   // ran, and scratch reused from call to call.
   std::vector<char> changed;
-  std::vector<int> changedLinks, settleLinks, settleFlows;
+  std::vector<int> changedLinks, settleLinks, settleFlows, risingLinks;
   std::vector<uint64_t> linkMark, flowMark; // == settleMark: in this settle
   uint64_t settleMark = 0;
   std::vector<double> linkLeft, flowRate;
   std::vector<int64_t> linkShares;
-  using Finish = std::tuple<double, uint64_t, int>; // time, version, flow
-  std::priority_queue<Finish, std::vector<Finish>, std::greater<>> finishes;
+  FinishQueue finishes{flows};
   llvm::DenseMap<int64_t, MessageQueue> messages;
   llvm::DenseMap<int64_t, int> waiting; // queue key -> blocked thread
   using Wake = std::tuple<double, uint64_t, int>;
@@ -325,7 +393,7 @@ void Simulation::addFlow(Thread &t, const std::vector<int> &route,
   markChanged(route);
   if (route.empty()) { // no link to share: only the channel's own cap
     f.rate = flowCap;
-    finishes.push({now + f.remaining / f.rate, ++f.version, id});
+    finishes.update(id, now + f.remaining / f.rate);
   }
 }
 
@@ -380,19 +448,23 @@ void Simulation::settleRates() {
     linkShares[l] = load[l];
   }
   double level = 0;
+  // The links with flows still rising, in settleLinks' order (the order
+  // they are charged in is the rounding's).
+  auto rising = [&](int l) { return linkShares[l] > 0; };
+  risingLinks.clear();
+  llvm::copy_if(settleLinks, std::back_inserter(risingLinks), rising);
   while (true) {
-    result.settleWork += settleLinks.size();
+    result.settleWork += risingLinks.size();
     // The links that fill first (alike links fill together).
     double share = flowCap;
-    for (int l : settleLinks)
-      if (linkShares[l] > 0)
-        share = std::min(share, linkLeft[l] / linkShares[l]);
+    for (int l : risingLinks)
+      share = std::min(share, linkLeft[l] / linkShares[l]);
     if (share >= flowCap)
       break;
     level = std::max(level, share); // never falls (a rounding below would)
     bool froze = false;
-    for (int l : settleLinks) {
-      if (linkShares[l] <= 0 || linkLeft[l] / linkShares[l] > level * (1 + 1e-12))
+    for (int l : risingLinks) {
+      if (!rising(l) || linkLeft[l] / linkShares[l] > level * (1 + 1e-12))
         continue;
       for (int id : onLink[l]) {
         if (flowRate[id] >= 0)
@@ -411,6 +483,7 @@ void Simulation::settleRates() {
     }
     if (!froze)
       break;
+    llvm::erase_if(risingLinks, [&](int l) { return !rising(l); });
   }
   for (int id : settleFlows) {
     Flow &f = flows[id];
@@ -420,7 +493,7 @@ void Simulation::settleRates() {
     f.remaining -= f.rate * (now - f.updated);
     f.updated = now;
     f.rate = rate;
-    finishes.push({now + f.remaining / rate, ++f.version, id});
+    finishes.update(id, now + f.remaining / rate);
   }
 }
 
@@ -634,13 +707,6 @@ llvm::Expected<SimResult> Simulation::run() {
   for (int i = 0, e = threads.size(); i < e; ++i)
     wake(i, now);
 
-  // Drops finish times that a re-rating made stale.
-  auto dropStale = [&] {
-    while (!finishes.empty() &&
-           (!flows[std::get<2>(finishes.top())].active ||
-            flows[std::get<2>(finishes.top())].version != std::get<1>(finishes.top())))
-      finishes.pop();
-  };
   while (true) {
     // Everything due now, then the rates of the flows that started and
     // ended: one settling for all of them.
@@ -653,21 +719,19 @@ llvm::Expected<SimResult> Simulation::run() {
         if (!threads[i].done)
           advance(threads[i]);
       }
-      dropStale();
-      if (!finishes.empty() && std::get<0>(finishes.top()) <= now + kTieUs) {
-        int id = std::get<2>(finishes.top());
+      if (!finishes.empty() && finishes.topTime() <= now + kTieUs) {
+        int id = finishes.top();
         finishes.pop();
         finishFlow(id);
         due = true;
       }
     }
     settleRates();
-    dropStale();
     if (finishes.empty() && wakes.empty())
       break;
     double next = wakes.empty() ? 1e300 : std::get<0>(wakes.top());
     if (!finishes.empty())
-      next = std::min(next, std::get<0>(finishes.top()));
+      next = std::min(next, finishes.topTime());
     now = std::max(now, next);
     if (now > options.giveUpAfterUs) {
       result.timeUs = now;
