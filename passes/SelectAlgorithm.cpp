@@ -66,10 +66,12 @@ struct Choice {
 };
 
 /// Work (SimResult::settleWork) a search level past the step budget may
-/// take, about 30 s of simulation: a chain through 128 v100x8 ranks takes
-/// 3.6 a step (7.5M at 8 channels x 1024 pieces of 256 MiB), one through
-/// pcie4x8's sockets, whose flows share the PCIe switches, 44.
-constexpr int64_t kRefineWork = int64_t(128) << 20;
+/// take: up to ~40 s of simulation for a broadcast over 128 h100x8 ranks,
+/// whose 1 GiB then selects in 79 s (32 s at 128M: 0.69 -> 0.79 of the
+/// bound). A chain through 128 v100x8 ranks takes ~3 a step, one through
+/// pcie4x8's sockets, whose flows share the PCIe switches, ~40; the
+/// broadcasts over the rails take fewer but dearer steps.
+constexpr int64_t kRefineWork = int64_t(512) << 20;
 
 struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   using Base::Base;
@@ -486,12 +488,15 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       // the step budget lets the search reach (v100x8 x16 1 GiB: 512 pieces
       // 0.87 of the bound, 2048 0.95), and then more channels may win
       // (h100x8 x16 1 GiB: 8 x 256 at the budget, 16 x 2048 0.79 beyond
-      // it). Where the budget cut it short the search goes on from its
+      // it); so does the broadcast over the nodes' rails (a100x8 x16
+      // 256 MiB: 16 x 256 pieces, 0.79, beyond the budget's 16 x 32,
+      // 0.74). Where the budget cut it short the search goes on from its
       // best, doubling the pieces or the channels, whichever is faster,
       // while that gets faster, up to 16 budgets (what simulating NCCL's
       // own choice may cost), and while a level (two candidates of twice the
       // steps) would take no more than kRefineWork.
-      while (isChain(algorithm) && bestHere && 4 * bestHere->settleWork <= kRefineWork) {
+      while ((isChain(algorithm) || nodeChain) && bestHere &&
+             4 * bestHere->settleWork <= kRefineWork) {
         std::optional<Choice> next;
         for (auto [channels, chunks] : {std::pair{bestHere->channels, 2 * bestHere->chunks},
                                         std::pair{2 * bestHere->channels, bestHere->chunks}}) {
