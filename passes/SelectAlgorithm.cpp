@@ -157,11 +157,12 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   /// protocol. +inf when it cannot run or cannot win, or when it would take
   /// longer than `giveUpAfter` (the simulations stop there). `steps`: what
   /// all its ranks take (stepsPerRank); `protocols`: those to try (bits of
-  /// kProtocols).
+  /// kProtocols); `workLimit`: settling work a simulation may take before
+  /// it gives up (it then cannot win).
   double timeOf(const Collective &c, const Bound &bound, double beat,
                 double giveUpAfter, StringRef algorithm, int64_t channels,
                 int64_t chunks, int64_t steps, std::string &protocol,
-                unsigned protocols = ~0u) {
+                unsigned protocols = ~0u, int64_t workLimit = INT64_MAX) {
     int64_t hops = stepsInARow(c, algorithm);
     if (llvm::all_of(kProtocols, [&](sched::ProtocolKind kind) {
           return bound.under(topo::protocolOf(kind), hops) >= beat;
@@ -205,6 +206,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       topo::SimOptions options;
       options.symmetry = &*symmetry;
       options.giveUpAfterUs = std::min(giveUpAfter, best);
+      options.giveUpAfterWork = workLimit;
       auto result = topo::simulate(program, machine, options);
       if (!result) {
         llvm::consumeError(result.takeError());
@@ -507,8 +509,11 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           std::string protocol;
           int64_t before = simulated;
           double toBeat = next ? next->timeUs : bestHere->timeUs;
+          // Twice the channels may cost far more than twice the work
+          // (pcie4x8 x16: a chain on 4 channels settles 36x what one on 2
+          // does): a candidate gives up at half a level's work.
           double us = timeOf(c, bound, fastest, toBeat, algorithm, channels, chunks, steps,
-                             protocol, protocols);
+                             protocol, protocols, kRefineWork / 2);
           if (us < toBeat)
             next = Choice{algorithm.str(), channels, chunks, us, protocol, simulated - before};
         }

@@ -733,7 +733,7 @@ llvm::Expected<SimResult> Simulation::run() {
     if (!finishes.empty())
       next = std::min(next, finishes.topTime());
     now = std::max(now, next);
-    if (now > options.giveUpAfterUs) {
+    if (now > options.giveUpAfterUs || result.settleWork > options.giveUpAfterWork) {
       result.timeUs = now;
       result.gaveUp = true;
       return std::move(result);

@@ -82,6 +82,9 @@ struct SimOptions {
   /// Stop once the clock passes this (µs): the result then has that time
   /// and `gaveUp` (a search only needs to know the candidate loses).
   double giveUpAfterUs = 1e300;
+  /// Stop, the same way, once settling has taken this much work
+  /// (SimResult::settleWork): what a search can afford on one candidate.
+  int64_t giveUpAfterWork = INT64_MAX;
 };
 
 struct TraceEvent {
@@ -93,7 +96,7 @@ struct TraceEvent {
 
 struct SimResult {
   double timeUs = 0;
-  bool gaveUp = false; ///< past SimOptions::giveUpAfterUs, not finished
+  bool gaveUp = false; ///< past SimOptions::giveUpAfterUs or giveUpAfterWork, not finished
   int64_t wireBytes = 0; ///< bytes all sends put on links, summed
   int64_t steps = 0;     ///< steps all ranks and channels executed
   /// Links and flows visited settling rates: the simulation's work (flows

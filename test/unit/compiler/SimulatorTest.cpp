@@ -291,6 +291,24 @@ TEST_F(SimulatorTest, GivesUpPastTheTimeToBeat) {
   EXPECT_FALSE(full.gaveUp);
 }
 
+// ... and once settling has taken more work than the search affords.
+TEST_F(SimulatorTest, GivesUpPastTheWorkAfforded) {
+  topo::Machine m = preset("a100x8");
+  auto program = ring(8, 64 * MiB, 4, 4);
+  SimResult full = run(program, m);
+  ASSERT_GT(full.settleWork, 0);
+  SimOptions early, late;
+  early.giveUpAfterWork = full.settleWork / 2;
+  late.giveUpAfterWork = full.settleWork;
+  SimResult abandoned = run(program, m, early), finished = run(program, m, late);
+  EXPECT_TRUE(abandoned.gaveUp);
+  EXPECT_LT(abandoned.timeUs, full.timeUs);
+  EXPECT_LT(abandoned.steps, full.steps);
+  EXPECT_FALSE(finished.gaveUp);
+  EXPECT_EQ(finished.timeUs, full.timeUs);
+  EXPECT_EQ(finished.settleWork, full.settleWork);
+}
+
 TEST_F(SimulatorTest, FoldingSymmetricChannelsChangesNothing) {
   topo::Machine m = preset("a100x8");
   for (int64_t bytes : {8 * KiB, 4 * MiB, 256 * MiB}) {
