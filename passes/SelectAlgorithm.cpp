@@ -67,7 +67,7 @@ struct Choice {
 
 /// Work (SimResult::settleWork) a search level past the step budget may
 /// take: up to ~40 s of simulation for a broadcast over 128 h100x8 ranks,
-/// whose 1 GiB then selects in 79 s (32 s at 128M: 0.69 -> 0.79 of the
+/// whose 1 GiB then selects in 95 s (32 s at 128M: 0.69 -> 0.79 of the
 /// bound). A chain through 128 v100x8 ranks takes ~3 a step, one through
 /// pcie4x8's sockets, whose flows share the PCIe switches, ~40; the
 /// broadcasts over the rails take fewer but dearer steps.
