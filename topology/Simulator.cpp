@@ -55,7 +55,6 @@ struct Flow {
   const std::vector<int> *route;
   double latencyUs;
   uint64_t version = 0; // bumps when the predicted finish changes
-  bool active = false;
   llvm::StringRef step; // the step's op name, for the trace
   /// What the flow is: a message, or part of an NVLS reduce or store.
   enum Kind { Message, Reduce, Store } kind = Message;
@@ -384,7 +383,7 @@ void Simulation::addFlow(Thread &t, const std::vector<int> &route,
   uint64_t version = f.version + 1;
   f = Flow{static_cast<int>(&t - threads.data()), to, static_cast<double>(bytes),
            static_cast<double>(bytes), 0, now, now,
-           &route, latency, version, true, step, kind};
+           &route, latency, version, step, kind};
   for (int l : route) {
     load[l] += replicasOn(l, t);
     onLink[l].push_back(id);
@@ -518,7 +517,6 @@ void Simulation::finishFlow(int id) {
     load[l] -= replicasOn(l, sender);
     llvm::erase(onLink[l], id);
   }
-  f.active = false;
   ++f.version;
   freeFlows.push_back(id);
   Flow::Kind kind = f.kind;
