@@ -152,9 +152,12 @@ bool hierarchicalAllReduceByHalves(const AllReduceShape &shape, int64_t perNode,
 /// all-gather's ring along the rail; the node's exchange back) pipelined as
 /// above. Scratch: hierarchicalReduceScatterScratch blocks of count / n
 /// (n + nodes - 1).
+/// With `directBetweenNodes` its rails' reduce-scatter and all-gather are
+/// direct (as below): algorithm "hierarchical_direct".
 mlir::sched::ProgramOp buildHierarchicalAllReduceByHalves(
     mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
-    const AllReduceShape &shape, int64_t perNode, int64_t chunks, int64_t channels);
+    const AllReduceShape &shape, int64_t perNode, int64_t chunks, int64_t channels,
+    bool directBetweenNodes = false);
 /// Blocks of scratch (of one rank's block each) the hierarchical
 /// reduce-scatter takes, and the all-reduce built from it.
 int64_t hierarchicalReduceScatterScratch(int64_t ranks, int64_t perNode);
@@ -327,12 +330,15 @@ mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc
 /// rail's. Out of place; algorithm "hierarchical". `groupOrder` (schedule
 /// ranks group by group; empty: node by node) makes other groups the
 /// "nodes": position l of each group must be alike (a rail), and the
-/// blocks stay their ranks' own wherever the groups put them.
+/// blocks stay their ranks' own wherever the groups put them. With
+/// `directBetweenNodes` GPU l sends each node sum straight to its node's
+/// GPU l instead of round the rail's ring (one network hop per piece, not
+/// N-1 in a row): algorithm "hierarchical_direct".
 mlir::sched::ProgramOp buildHierarchicalReduceScatter(
     mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
     const AllReduceShape &shape, int64_t perNode, bool ringInNode, int64_t chunks,
     int64_t channels, const RingOrders &nodeRings = {},
-    llvm::ArrayRef<int64_t> groupOrder = {});
+    llvm::ArrayRef<int64_t> groupOrder = {}, bool directBetweenNodes = false);
 /// The mirror image: a ring all-gather of the blocks of GPU l of every
 /// node over rail l, then a direct all-gather inside each node (or a ring
 /// over its GPUs, as above), in pieces as above. No scratch; algorithm
@@ -344,7 +350,8 @@ mlir::sched::ProgramOp buildHierarchicalAllGather(mlir::OpBuilder &b,
                                                   int64_t perNode, bool ringInNode,
                                                   int64_t chunks, int64_t channels,
                                                   const RingOrders &nodeRings = {},
-                                                  llvm::ArrayRef<int64_t> groupOrder = {});
+                                                  llvm::ArrayRef<int64_t> groupOrder = {},
+                                                  bool directBetweenNodes = false);
 
 /// Broadcast from schedule rank `root` (with `reduce`: reduce towards it)
 /// along a binomial tree: ceil(log2 n) rounds for any n, rank q (counted

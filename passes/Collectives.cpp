@@ -82,10 +82,11 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
                                         "oneshot", "twoshot",
                                         "recursive_doubling", "halving_doubling",
                                         "hierarchical", "hierarchical_rd", "nvls",
-                                        "hierarchical_sockets", "ring_sockets"};
+                                        "hierarchical_sockets", "ring_sockets",
+                                        "hierarchical_direct"};
   static const StringRef halves[] = {"ring", "direct", "hierarchical", "relay",
                                      "staggered_ring", "ring_sockets",
-                                     "hierarchical_sockets"};
+                                     "hierarchical_sockets", "hierarchical_direct"};
   static const StringRef broadcast[] = {"chain",           "direct",
                                         "binomial",        "scatter_allgather",
                                         "chain_sockets",   "hierarchical",
@@ -186,6 +187,12 @@ std::string algorithmUnsupported(const Collective &c, StringRef algorithm,
   if (algorithm == "hierarchical_rd" && !llvm::isPowerOf2_64(n / *perNode))
     return "hierarchical_rd needs a power-of-two number of nodes, not " +
            std::to_string(n / *perNode);
+  if (algorithm == "hierarchical_direct" && kind == K::AllReduce &&
+      !hierarchicalAllReduceByHalves(c.shape, *perNode, /*ringBetweenNodes=*/true,
+                                     !nvlinkBetweenAll(*machine, ranks.take_front(*perNode))))
+    return "the hierarchical_direct all_reduce needs at most 8 nodes whose GPUs all have "
+           "NVLink to each other, a count that is a multiple of the ranks, and no "
+           "compress";
   return "";
 }
 
@@ -356,6 +363,9 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
                                               /*ringBetweenNodes=*/true, chunks, channels,
                                               socketRings()));
     }
+    if (algorithm == "hierarchical_direct")
+      return buildHierarchicalAllReduceByHalves(b, loc, name, shape, perNode(), chunks,
+                                                channels, /*directBetweenNodes=*/true);
     if (algorithm.starts_with("hierarchical"))
       return buildHierarchicalAllReduce(b, loc, name, shape, perNode(),
                                         algorithm == "hierarchical", chunks, channels,
@@ -367,9 +377,10 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "relay")
       return buildRelayReduceScatter(b, loc, name, shape, nvlinkRelays(*machine, c.ranks),
                                      channels);
-    if (algorithm == "hierarchical")
+    if (algorithm == "hierarchical" || algorithm == "hierarchical_direct")
       return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(), !nvlinkInNode(),
-                                            chunks, channels, nodeRings());
+                                            chunks, channels, nodeRings(), {},
+                                            algorithm == "hierarchical_direct");
     if (algorithm == "hierarchical_sockets")
       return named(buildHierarchicalReduceScatter(b, loc, name, shape, sockets->size,
                                                   /*ringInNode=*/true, chunks, channels,
@@ -382,9 +393,10 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "relay")
       return buildRelayAllGather(b, loc, name, shape, relayShares(shape.count), channels,
                                  chunks);
-    if (algorithm == "hierarchical")
+    if (algorithm == "hierarchical" || algorithm == "hierarchical_direct")
       return buildHierarchicalAllGather(b, loc, name, shape, perNode(), !nvlinkInNode(),
-                                        chunks, channels, nodeRings());
+                                        chunks, channels, nodeRings(), {},
+                                        algorithm == "hierarchical_direct");
     if (algorithm == "hierarchical_sockets")
       return named(buildHierarchicalAllGather(b, loc, name, shape, sockets->size,
                                               /*ringInNode=*/true, chunks, channels,

@@ -301,7 +301,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   /// and all-gather (hierarchicalAllReduceByHalves).
   bool byHalves(const Collective &c, StringRef algorithm, std::optional<int64_t> perNode) {
     return c.kind == ccl::CollectiveKind::AllReduce && perNode &&
-           algorithm == "hierarchical" &&
+           (algorithm == "hierarchical" || algorithm == "hierarchical_direct") &&
            hierarchicalAllReduceByHalves(
                c.shape, *perNode, /*ringBetweenNodes=*/true,
                !nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode)));
@@ -371,8 +371,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       std::optional<int64_t> perNode = algorithm == "hierarchical_sockets"
                                            ? socketGroups(machine, c.ranks)->size
                                            : perNodeOfWorld;
-      // Over two nodes the trees of nodes are the chain.
-      if (algorithm == "hierarchical_tree" && n / *perNode < 3)
+      // Over two nodes the trees of nodes are the chain, and the direct
+      // exchange along the rails is the ring.
+      if ((algorithm == "hierarchical_tree" || algorithm == "hierarchical_direct") &&
+          n / *perNode < 3)
         continue;
       int64_t perRank = stepsPerRank(c, algorithm, perNode); // a channel's, a chunk's
       // The direct algorithms (and the others' scratch copies) win on

@@ -82,19 +82,22 @@ protected:
 
   void addReduceScatter(int64_t n, int64_t perNode, int64_t m, ccl::ReductionKind redop,
                         bool ringInNode, int64_t chunks, int64_t channels,
-                        const ccopt::RingOrders &nodeRings = {}) {
+                        const ccopt::RingOrders &nodeRings = {}, bool direct = false) {
     add(ccopt::buildHierarchicalReduceScatter(b, b.getUnknownLoc(), nextName(),
                                               shape(n, m, redop, false), perNode,
-                                              ringInNode, chunks, channels, nodeRings),
+                                              ringInNode, chunks, channels, nodeRings, {},
+                                              direct),
         [=](int r, int64_t e) -> std::optional<float> {
           return reduceOver(redop, n, [&](int q) { return inputValue(q, r * m + e); });
         });
   }
   void addAllGather(int64_t n, int64_t perNode, int64_t m, bool ringInNode,
-                    int64_t chunks, int64_t channels, const ccopt::RingOrders &nodeRings = {}) {
+                    int64_t chunks, int64_t channels, const ccopt::RingOrders &nodeRings = {},
+                    bool direct = false) {
     add(ccopt::buildHierarchicalAllGather(b, b.getUnknownLoc(), nextName(),
                                           shape(n, m, ccl::ReductionKind::Sum, false),
-                                          perNode, ringInNode, chunks, channels, nodeRings),
+                                          perNode, ringInNode, chunks, channels, nodeRings,
+                                          {}, direct),
         [=](int, int64_t e) -> std::optional<float> {
           return inputValue(int(e / m), e % m);
         });
@@ -185,6 +188,11 @@ TEST_F(HostExecutionBuilders, HierarchicalScatterGatherSmallWorlds) {
       }
       addReduceScatter(n, perNode, m, redops[i % 3], ring, chunks, channels, nodeRings);
       addAllGather(n, perNode, m, ring, chunks, channels, nodeRings);
+      if (n / perNode > 2) { // exchanging along the rails directly (on 2, the ring)
+        addReduceScatter(n, perNode, m, redops[i % 3], ring, chunks, channels, nodeRings,
+                         /*direct=*/true);
+        addAllGather(n, perNode, m, ring, chunks, channels, nodeRings, /*direct=*/true);
+      }
       ++i;
     }
   verifyAndRun();
@@ -211,9 +219,12 @@ TEST_F(HostExecutionBuilders, HierarchicalScatterGatherOnMachines) {
             ring ? ccopt::toScheduleRanks(ccopt::topo::ringOrders(*machine, node, channels),
                                           node)
                  : ccopt::RingOrders();
-        addReduceScatter(n, *perNode, m, redop, ring, chunks, channels, nodeRings);
+        // Along the rails directly every other time, where that is not the
+        // ring of two.
+        bool direct = nodes > 2 && i % 2 == 0;
+        addReduceScatter(n, *perNode, m, redop, ring, chunks, channels, nodeRings, direct);
         if (redop == ccl::ReductionKind::Sum)
-          addAllGather(n, *perNode, m, ring, chunks, channels, nodeRings);
+          addAllGather(n, *perNode, m, ring, chunks, channels, nodeRings, direct);
       }
   }
   verifyAndRun();
@@ -396,7 +407,7 @@ TEST_F(AlgorithmBuildersSimulation, HierarchicalHalvesAgainstRings) {
       for (int64_t channels : {1, 2, 4, 8, 16})
         for (int64_t pieces : {1, 4, 16}) {
           auto program = build(b, b.getUnknownLoc(), nextName(), shape(n, block), 8,
-                               /*ringInNode=*/false, pieces, channels, {}, {});
+                               /*ringInNode=*/false, pieces, channels, {}, {}, false);
           double us = time(program, m);
           if (!bestChannels || us < best)
             best = us, bestChannels = channels, bestPieces = pieces;

@@ -552,7 +552,8 @@ TEST_F(HostExecution, EveryAllReduceAlgorithmMatchesReference) {
 // sent); on v100x8 and
 // pcie4x8 with rings inside the nodes (not every pair has NVLink); on one
 // pcie4x8 node between its two sockets; on several pcie4x8 nodes in groups
-// of one socket of every node.
+// of one socket of every node; hierarchical_direct (the halves exchanging
+// along the rails directly) on three and four a100x8 nodes.
 TEST_F(HostExecution, HierarchicalAllReducesOverNodes) {
   for (auto [topo, nodes, algorithm, chunks] :
        {std::tuple{"a100x8", 2, "hierarchical", 1}, {"a100x8", 2, "hierarchical_rd", 1},
@@ -560,10 +561,16 @@ TEST_F(HostExecution, HierarchicalAllReducesOverNodes) {
         {"a100x8", 2, "hierarchical", 4}, {"a100x8", 4, "hierarchical_rd", 4},
         {"v100x8", 2, "hierarchical_rd", 2}, {"pcie4x8", 1, "hierarchical", 2},
         {"pcie4x8", 1, "hierarchical_rd", 1}, {"pcie4x8", 2, "hierarchical_sockets", 2},
-        {"pcie4x8", 4, "hierarchical_sockets", 1}}) {
+        {"pcie4x8", 4, "hierarchical_sockets", 1}, {"a100x8", 4, "hierarchical_direct", 4},
+        {"a100x8", 3, "hierarchical_direct", 1}}) {
     int ranks = 8 * nodes;
     std::vector<Case> cases;
-    for (int64_t count : {1, 7, 4096, 30011})
+    // hierarchical_direct takes equal blocks: multiples of the ranks.
+    bool blocks = std::string_view(algorithm) == "hierarchical_direct";
+    std::vector<int64_t> counts = {1, 7, 4096, 30011};
+    if (blocks)
+      counts = {ranks, 7 * ranks, 131 * ranks};
+    for (int64_t count : counts)
       for (std::string redop : {"sum", "max", "avg"})
         cases.push_back({ranks, count, redop == "avg" ? "f32" : "i32", redop,
                          count % 2 == 1 || redop == "max"});

@@ -322,6 +322,31 @@ TEST_P(MailboxProtocol, ReduceScatterAndAllGather) {
   runAll(text, {"", "", 1, 2, 2}, 2 * index);
 }
 
+// hierarchical_direct on three a100x8 nodes: the reduce-scatter and
+// all-gather along the rails directly, and the all-reduce from them, in
+// one piece (the phases interleaved) and in two.
+TEST_P(MailboxProtocol, DirectAlongTheRails) {
+  for (int64_t chunks : {1, 2}) {
+    std::string text;
+    int index = 0;
+    for (auto [m, type] : {std::pair{int64_t(1), "f32"}, {int64_t(45), "i32"}}) {
+      std::string big = bufferType(24 * m, type), small = bufferType(m, type);
+      text += llvm::formatv(
+          "ccl.program @d{0} world(24) {{\n"
+          "  %big = ccl.buffer \"big\" : {1}\n"
+          "  %out = ccl.buffer \"out\" : {1}\n"
+          "  %small = ccl.buffer \"small\" : {2}\n"
+          "  ccl.reduce_scatter sum %big -> %small {{algorithm = \"hierarchical_direct\", protocol = \"{3}\"} : {1} -> {2}\n"
+          "  ccl.all_gather %small -> %big {{algorithm = \"hierarchical_direct\", protocol = \"{3}\"} : {2} -> {1}\n"
+          "  ccl.all_reduce sum %big -> %out {{algorithm = \"hierarchical_direct\", protocol = \"{3}\"} : {1} -> {1}\n"
+          "}\n",
+          index++, big, small, GetParam());
+    }
+    SCOPED_TRACE(chunks);
+    runAll(text, {"a100x8", "", 3, chunks, /*channels=*/2}, 3 * index);
+  }
+}
+
 // Broadcast, reduce and all-to-all, their algorithms in turn.
 TEST_P(MailboxProtocol, RootedAndAllToAll) {
   std::string text;
