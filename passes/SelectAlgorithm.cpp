@@ -72,6 +72,9 @@ struct Choice {
 /// pcie4x8's sockets, whose flows share the PCIe switches, ~40; the
 /// broadcasts over the rails take fewer but dearer steps.
 constexpr int64_t kRefineWork = int64_t(512) << 20;
+/// The smallest buffer whose hierarchical all-reduce, reduce-scatter or
+/// all-gather searches past the step budget.
+constexpr int64_t kRefineHierarchicalBytes = int64_t(64) << 20;
 
 struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   using Base::Base;
@@ -503,9 +506,13 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       // budget: their phases overlap best on the most channels (a100x8 x4
       // 1 GiB all-reduce: 32 x 8 pieces within the budget, 0.89 of the
       // bound; 64 x 8, 0.93), but the levels beyond gain under 1% for 10 s
-      // of simulation each (a100x8 x16: steps by the million).
+      // of simulation each (a100x8 x16: steps by the million), and below
+      // 64 MiB their pieces are too small to gain (a100x8 x8 4 MiB: 0.8 s
+      // more to compile for the same schedule).
       int64_t refineSteps = hierarchical ? 2 * budget : 16 * stepBudget;
-      while ((isChain(algorithm) || nodeChain || hierarchical) && bestHere &&
+      bool refine = isChain(algorithm) || nodeChain ||
+                    (hierarchical && c.bytes >= kRefineHierarchicalBytes);
+      while (refine && bestHere &&
              4 * bestHere->settleWork <= kRefineWork) {
         std::optional<Choice> next;
         for (auto [channels, chunks] : {std::pair{bestHere->channels, 2 * bestHere->chunks},
