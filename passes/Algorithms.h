@@ -342,7 +342,8 @@ mlir::sched::ProgramOp buildHierarchicalReduceScatter(
 /// The mirror image: a ring all-gather of the blocks of GPU l of every
 /// node over rail l, then a direct all-gather inside each node (or a ring
 /// over its GPUs, as above), in pieces as above. No scratch; algorithm
-/// "hierarchical".
+/// "hierarchical" ("hierarchical_direct" with `directBetweenNodes`: the
+/// rail's blocks sent to every other node at once).
 mlir::sched::ProgramOp buildHierarchicalAllGather(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   llvm::StringRef name,

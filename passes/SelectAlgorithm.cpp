@@ -503,9 +503,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       // own choice may cost), and while a level (two candidates of twice the
       // steps) would take no more than kRefineWork. The hierarchical
       // all-reduce, reduce-scatter and all-gather go one level past their
-      // budget: their phases overlap best on the most channels (a100x8 x4
-      // 1 GiB all-reduce: 32 x 8 pieces within the budget, 0.89 of the
-      // bound; 64 x 8, 0.93), but the levels beyond gain under 1% for 10 s
+      // budget: their phases overlap best on many channels and pieces
+      // (a100x8 x4 1 GiB all-reduce: 32 x 8 within the budget, 0.89 of the
+      // bound; hierarchical 64 x 8, 0.90; hierarchical_direct 32 x 16,
+      // 0.92), but the levels beyond gain under 1% for 10 s
       // of simulation each (a100x8 x16: steps by the million), and below
       // 64 MiB their pieces are too small to gain (a100x8 x8 4 MiB: 0.8 s
       // more to compile for the same schedule).
