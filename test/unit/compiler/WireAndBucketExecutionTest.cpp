@@ -90,6 +90,7 @@ struct WireCase {
 // Every compressed reduction stays within n * u * sum|x| of the exact result.
 TEST_F(WireAndBuckets, CompressedReductionsStayWithinTheBound) {
   auto machine = ccopt::topo::lookupPreset("a100x8", 2);
+  Builder b(&context);
   std::vector<int> world(16);
   std::iota(world.begin(), world.end(), 0);
   std::vector<WireCase> cases;
@@ -100,15 +101,16 @@ TEST_F(WireAndBuckets, CompressedReductionsStayWithinTheBound) {
       cases.push_back({"all_reduce", redop, wire, "tree", 16, 1500});
       cases.push_back({"reduce_scatter", redop, wire, "", 5, 700});
       cases.push_back({"reduce", redop, wire, "", 6, 900});
-      // Every other reducing algorithm that runs on both nodes (16 ranks).
+      // Every other reducing algorithm that runs on both nodes (16 ranks)
+      // over this wire.
+      ccopt::AllReduceShape shape{16, 640, b.getF32Type(), ccl::ReductionKind::Sum};
+      shape.wire = wire == "f16" ? Type(b.getF16Type()) : Type(b.getBF16Type());
       for (auto [kind, collective] :
            {std::pair{ccl::CollectiveKind::AllReduce, "all_reduce"},
             {ccl::CollectiveKind::ReduceScatter, "reduce_scatter"},
             {ccl::CollectiveKind::Reduce, "reduce"}})
         for (StringRef algorithm : ccopt::algorithmsFor(kind).drop_front())
-          if (ccopt::algorithmUnsupported({kind, {16, 640, {}, ccl::ReductionKind::Sum}, world},
-                                          algorithm, &*machine)
-                  .empty())
+          if (ccopt::algorithmUnsupported({kind, shape, world}, algorithm, &*machine).empty())
             cases.push_back({collective, redop, wire, algorithm.str(), 16, 640});
     }
   std::string text;
