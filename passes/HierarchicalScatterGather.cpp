@@ -299,14 +299,17 @@ void HierarchicalHalfBuilder::allGather(Phase phase) {
     AffineExpr mine = blockOf(constant(0), local());
     if (!allReduce) // an all-reduce's block is there already
       CopyOp::create(b, loc, own(BufferKind::Input, 1), block(BufferKind::Output, mine, 1));
-    if (directBetweenNodes) {
-      // To every other node's GPU l at once; theirs as they come.
+    if (directBetweenNodes) // to every other node's GPU l at once
       buildLoop(b, loc, 1, M, [&] {
         SendOp::create(b, loc, own(BufferKind::Input, 2), peer(alongRail(dim(1)), 2),
                        block(BufferKind::Output, mine, 2));
       });
-      if (node)
-        passOn(mine, 1);
+    else if (M > 1)
+      SendOp::create(b, loc, own(BufferKind::Input, 1), peer(alongRail(1), 1),
+                     block(BufferKind::Output, mine, 1));
+    if (node)
+      passOn(mine, 1);
+    if (directBetweenNodes) { // theirs as they come
       buildLoop(b, loc, 1, M, [&] {
         AffineExpr j = blockOf(dim(1), local());
         RecvOp::create(b, loc, peer(backAlongRail(dim(1)), 2),
@@ -315,11 +318,6 @@ void HierarchicalHalfBuilder::allGather(Phase phase) {
           passOn(j, 2);
       });
     } else {
-      if (M > 1)
-        SendOp::create(b, loc, own(BufferKind::Input, 1), peer(alongRail(1), 1),
-                       block(BufferKind::Output, mine, 1));
-      if (node)
-        passOn(mine, 1);
       buildLoop(b, loc, 1, M - 1, [&] {
         AffineExpr j = blockOf(dim(1), local());
         RecvCopySendOp::create(b, loc, peer(alongRail(-1), 2),
