@@ -437,6 +437,18 @@ mlir::sched::ProgramOp buildHierarchicalAllToAll(
     const AllReduceShape &shape, int64_t perNode, int64_t channels,
     const std::vector<std::vector<int64_t>> &via = {});
 
+/// `programs` (of one collective, built alike but for their algorithms,
+/// chunks and channels) merged side by side: program i on the next channels
+/// and on weights[i] / sum(weights) of every block of `block` elements (its
+/// pieces on that share as they were on the whole block), its algorithm
+/// "a+b"; inserted at `b`. Fails, saying why, where a program's pieces are
+/// not whole parts of its share (a weight that does not divide them) or
+/// its buffers not whole blocks.
+mlir::FailureOr<mlir::sched::ProgramOp>
+buildOnBlockShares(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+                   llvm::ArrayRef<mlir::sched::ProgramOp> programs,
+                   llvm::ArrayRef<int64_t> weights, int64_t block, std::string &why);
+
 } // namespace ccopt
 
 #endif

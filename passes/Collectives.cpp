@@ -5,6 +5,9 @@
 #include "passes/NcclBaseline.h"
 #include "topology/Rings.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
 #include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -432,6 +435,57 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
                                 channels, chunks);
     return buildPairwiseAllToAll(b, loc, name, shape);
   }
+}
+
+FailureOr<std::optional<Beside>> besideOf(Operation *op) {
+  auto attr = op->getAttr("beside");
+  if (!attr)
+    return std::optional<Beside>();
+  auto dict = dyn_cast<DictionaryAttr>(attr);
+  auto algorithm = dict ? dict.getAs<StringAttr>("algorithm") : StringAttr();
+  auto channels = dict ? dict.getAs<IntegerAttr>("channels") : IntegerAttr();
+  auto chunks = dict ? dict.getAs<IntegerAttr>("chunks") : IntegerAttr();
+  auto weights = dict ? dict.getAs<DenseI64ArrayAttr>("weights") : DenseI64ArrayAttr();
+  if (!algorithm || !channels || !chunks || !weights || weights.size() != 2 ||
+      channels.getInt() < 1 || chunks.getInt() < 1 || weights[0] < 1 || weights[1] < 1)
+    return op->emitError("'beside' must be {algorithm = \"...\", channels = C, chunks = K, "
+                         "weights = array<i64: A, B>} with C, K, A, B >= 1");
+  return std::optional<Beside>(Beside{algorithm.getValue().str(), channels.getInt(),
+                                      chunks.getInt(), weights[0], weights[1]});
+}
+
+DictionaryAttr besideAttr(MLIRContext *ctx, const Beside &beside) {
+  Builder b(ctx);
+  return b.getDictionaryAttr(
+      {b.getNamedAttr("algorithm", b.getStringAttr(beside.algorithm)),
+       b.getNamedAttr("channels", b.getI64IntegerAttr(beside.channels)),
+       b.getNamedAttr("chunks", b.getI64IntegerAttr(beside.chunks)),
+       b.getNamedAttr("weights", b.getDenseI64ArrayAttr({beside.ownWeight, beside.weight}))});
+}
+
+std::string besideUnsupported(const Collective &c, const Beside &beside,
+                              const topo::Machine *machine) {
+  if (c.kind != K::ReduceScatter && c.kind != K::AllGather)
+    return "'beside' runs only beside a reduce_scatter or all_gather";
+  return algorithmUnsupported(c, beside.algorithm, machine);
+}
+
+FailureOr<sched::ProgramOp> buildCollective(OpBuilder &b, Location loc, StringRef name,
+                                            const Collective &c,
+                                            const topo::Machine *machine,
+                                            StringRef algorithm, int64_t chunks,
+                                            int64_t channels, const Beside &beside,
+                                            std::string &why) {
+  // Both programs are built apart, then merged where `b` is.
+  OpBuilder apart(b.getContext());
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
+  apart.setInsertionPointToStart(scratch->getBody());
+  sched::ProgramOp own =
+      buildCollective(apart, loc, name, c, machine, algorithm, chunks, channels);
+  sched::ProgramOp other = buildCollective(apart, loc, name, c, machine, beside.algorithm,
+                                           beside.chunks, beside.channels);
+  return buildOnBlockShares(b, loc, name, {own, other}, {beside.ownWeight, beside.weight},
+                            c.shape.count, why);
 }
 
 } // namespace ccopt

@@ -66,6 +66,37 @@ mlir::sched::ProgramOp buildCollective(mlir::OpBuilder &b, mlir::Location loc,
                                        llvm::StringRef algorithm, int64_t chunks,
                                        int64_t channels);
 
+/// A second algorithm that runs beside a reduce-scatter's or all-gather's
+/// own, on channels of its own and a share of every block
+/// (buildOnBlockShares): the op's
+/// `beside = {algorithm = "hierarchical", channels = 16, chunks = 16,
+///            weights = array<i64: 4, 1>}` (4/5 of every block to the op's
+/// algorithm, 1/5 to this one).
+struct Beside {
+  std::string algorithm;
+  int64_t channels = 1, chunks = 1;
+  int64_t ownWeight = 1, weight = 1;
+};
+
+/// `op`'s `beside`, if it has one; an error on `op` where it is malformed.
+mlir::FailureOr<std::optional<Beside>> besideOf(mlir::Operation *op);
+
+/// `beside` as the op's attribute.
+mlir::DictionaryAttr besideAttr(mlir::MLIRContext *ctx, const Beside &beside);
+
+/// Why `beside` cannot run beside `c`'s own algorithm (see
+/// algorithmUnsupported), or "".
+std::string besideUnsupported(const Collective &c, const Beside &beside,
+                              const topo::Machine *machine);
+
+/// buildCollective's program with `beside` merged in (buildOnBlockShares);
+/// fails, saying why, where the shares cannot hold the pieces.
+mlir::FailureOr<mlir::sched::ProgramOp>
+buildCollective(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+                const Collective &c, const topo::Machine *machine,
+                llvm::StringRef algorithm, int64_t chunks, int64_t channels,
+                const Beside &beside, std::string &why);
+
 } // namespace ccopt
 
 #endif

@@ -63,6 +63,7 @@ struct Choice {
   double timeUs;
   std::string protocol = "simple";
   int64_t settleWork = 0; // its simulations' work (SimResult)
+  std::optional<Beside> beside; // a second algorithm on a share of every block
 };
 
 /// Work (SimResult::settleWork) a search level past the step budget may
@@ -165,7 +166,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
   double timeOf(const Collective &c, const Bound &bound, double beat,
                 double giveUpAfter, StringRef algorithm, int64_t channels,
                 int64_t chunks, int64_t steps, std::string &protocol,
-                unsigned protocols = ~0u, int64_t workLimit = INT64_MAX) {
+                unsigned protocols = ~0u, int64_t workLimit = INT64_MAX,
+                const Beside *beside = nullptr) {
     int64_t hops = stepsInARow(c, algorithm);
     if (llvm::all_of(kProtocols, [&](sched::ProtocolKind kind) {
           return bound.under(topo::protocolOf(kind), hops) >= beat;
@@ -174,8 +176,18 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     OpBuilder b(&getContext());
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(b.getUnknownLoc());
     b.setInsertionPointToStart(scratch->getBody());
-    sched::ProgramOp program = buildCollective(b, b.getUnknownLoc(), "candidate",
-                                               c, &machine, algorithm, chunks, channels);
+    sched::ProgramOp program;
+    if (beside) {
+      std::string why;
+      auto built = buildCollective(b, b.getUnknownLoc(), "candidate", c, &machine,
+                                   algorithm, chunks, channels, *beside, why);
+      if (failed(built))
+        return 1e300;
+      program = *built;
+    } else {
+      program = buildCollective(b, b.getUnknownLoc(), "candidate", c, &machine, algorithm,
+                                chunks, channels);
+    }
     // What no chunking of this candidate beats under each protocol: the
     // collective's bound, and the busiest task's steps one after the other.
     topo::TaskLoads loads = topo::taskLoads(program);
@@ -578,6 +590,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       if (bestHere)
         best.push_back(*bestHere);
     }
+    if (std::optional<Choice> both = besideTheRing(c, bound, best, fastest))
+      best.push_back(*both);
     if (best.empty())
       return op->emitError("no algorithm can run this collective on the machine");
     // Ties, to the nanosecond (two schedules that keep the same links busy
@@ -593,11 +607,64 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     op->setAttr("chunks", b.getI64IntegerAttr(best[0].chunks));
     op->setAttr("protocol", b.getStringAttr(best[0].protocol));
     op->setAttr("predicted_us", b.getF64FloatAttr(best[0].timeUs));
+    if (best[0].beside)
+      op->setAttr("beside", besideAttr(b.getContext(), *best[0].beside));
     if (best.size() > 1) {
       op->setAttr("runner_up", b.getStringAttr(best[1].algorithm));
       op->setAttr("runner_up_us", b.getF64FloatAttr(best[1].timeUs));
     }
     return success();
+  }
+
+  /// A large reduce-scatter or all-gather over several nodes as the ring
+  /// and the best hierarchical algorithm side by side (buildOnBlockShares):
+  /// the ring loads the NICs with twice the hierarchical one's bytes, the
+  /// hierarchical one NVLink with more than the ring's, so where neither
+  /// ratio is the machine's, a share of each loads both (h100x8 x2 256 MiB
+  /// reduce-scatter: ring 696 us, 0.87 of the bound; ring on 4/5 of every
+  /// block and hierarchical on 1/5 669 us, 0.90). The ring as it was chosen
+  /// (else on twice NCCL's channels), the other on 16 or 32 channels in 8 or
+  /// 16 pieces with a fifth or a third of every block (a100x8 x2, whose
+  /// NICs are slower beside NVLink, would want about a half, but gains
+  /// under 3% there for twice the compile time); Simple only (the buffers
+  /// are large). The fastest, if it beats `fastest`.
+  std::optional<Choice> besideTheRing(const Collective &c, const Bound &bound,
+                                      ArrayRef<Choice> best, double &fastest) {
+    std::optional<int64_t> perNode = ranksPerGroup(machine, c.ranks);
+    if ((c.kind != ccl::CollectiveKind::ReduceScatter &&
+         c.kind != ccl::CollectiveKind::AllGather) ||
+        !perNode || *perNode == c.shape.ranks || c.bytes < kRefineHierarchicalBytes)
+      return std::nullopt;
+    auto ring = llvm::find_if(best, [](const Choice &x) { return x.algorithm == "ring"; });
+    auto other = llvm::find_if(best, [](const Choice &x) {
+      return x.algorithm == "hierarchical" || x.algorithm == "hierarchical_direct";
+    });
+    if (other == best.end())
+      return std::nullopt;
+    int64_t ringChannels = ring != best.end() ? ring->channels : 2 * ncclChannels(machine);
+    int64_t ringChunks = ring != best.end() ? ring->chunks : 1;
+    int64_t steps = c.shape.ranks * ringChannels * ringChunks *
+                    stepsPerRank(c, "ring", perNode);
+    // The fastest side by side so far, if faster than any other (each
+    // candidate gives up past it).
+    std::optional<Choice> mix;
+    for (int64_t ringWeight : {4, 2})
+      for (int64_t channels : {16, 32})
+        for (int64_t chunks : {8, 16}) {
+          Beside beside{other->algorithm, channels, chunks, ringWeight, 1};
+          std::string protocol;
+          int64_t before = simulated;
+          double giveUpAfter = mix ? mix->timeUs : fastest;
+          double us = timeOf(c, bound, giveUpAfter, giveUpAfter, "ring", ringChannels,
+                             ringChunks, steps, protocol, /*protocols=*/1u, INT64_MAX,
+                             &beside);
+          if (us < giveUpAfter)
+            mix = Choice{"ring", ringChannels, ringChunks, us, protocol, simulated - before,
+                         beside};
+        }
+    if (mix)
+      fastest = mix->timeUs;
+    return mix;
   }
 
   /// Whether the rings among `c`'s ranks stay on NVLink inside a node

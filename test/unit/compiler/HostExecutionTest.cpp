@@ -335,6 +335,50 @@ TEST_F(HostExecution, HierarchicalBroadcastsOverNodes) {
   }
 }
 
+// A reduce-scatter and an all-gather by two algorithms side by side, each
+// on its channels and its share of every block (`beside`): the ring and
+// the hierarchical ones over two and three a100x8 nodes, two v100x8 nodes
+// (node rings in pieces); shares 1:1, 2:1 and 4:1 of four ring pieces a
+// block (some parts of a share then hold no element: blocks of 4 and 7),
+// the other algorithm on several channels and pieces.
+TEST_F(HostExecution, AlgorithmsSideBySide) {
+  for (auto [topo, nodes, other] : {std::tuple{"a100x8", 2, "hierarchical"},
+                                    {"a100x8", 3, "hierarchical_direct"},
+                                    {"v100x8", 2, "hierarchical"}}) {
+    int n = 8 * nodes;
+    std::string text;
+    int index = 0;
+    for (auto [block, weight] : {std::pair<int64_t, int64_t>{4, 4}, {7, 2}, {1003, 1}}) {
+      int64_t channels = 1 + index % 4, chunks = 1 + index % 3;
+      text += llvm::formatv(
+          "ccl.program @s{0} world({1}) {{\n"
+          "  %big = ccl.buffer \"big\" : !ccl.buffer<{2}xf32>\n"
+          "  %small = ccl.buffer \"small\" : !ccl.buffer<{3}xf32>\n"
+          "  ccl.reduce_scatter sum %big -> %small {{algorithm = \"ring\", channels = 4 : "
+          "i64, chunks = 1 : i64, beside = {{algorithm = \"{7}\", channels = {5} : i64, "
+          "chunks = {6} : i64, weights = array<i64: {8}, 1>}} : !ccl.buffer<{2}xf32> -> "
+          "!ccl.buffer<{3}xf32>\n"
+          "  ccl.all_gather %small -> %big {{algorithm = \"ring\", channels = 2 : i64, "
+          "chunks = 2 : i64, beside = {{algorithm = \"{7}\", channels = {4} : i64, "
+          "chunks = 2 : i64, weights = array<i64: {8}, 1>}} : !ccl.buffer<{3}xf32> -> "
+          "!ccl.buffer<{2}xf32>\n"
+          "}\n",
+          index, n, n * block, block, channels, 3 - index % 2, chunks, other, weight);
+      ++index;
+    }
+    SCOPED_TRACE(std::string(topo) + " x" + std::to_string(nodes));
+    ASSERT_TRUE(build(text, {topo, "", nodes, 1, 1}));
+    size_t ran = 0;
+    auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
+    for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
+      ++ran;
+      EXPECT_EQ(program.getAlgorithm().str(), std::string("ring+") + other);
+      EXPECT_EQ(wrongElements<float>(program, input), 0) << program.getSymName().str();
+    }
+    EXPECT_EQ(ran, 2u * index);
+  }
+}
+
 // Rings and chains by socket (through one socket of every node, then the
 // other's) on three and four pcie4x8 nodes: reduce-scatter, all-gather,
 // broadcast and reduce.
