@@ -463,19 +463,17 @@ DictionaryAttr besideAttr(MLIRContext *ctx, const Beside &beside) {
        b.getNamedAttr("weights", b.getDenseI64ArrayAttr({beside.ownWeight, beside.weight}))});
 }
 
-std::string besideUnsupported(const Collective &c, const Beside &beside,
-                              const topo::Machine *machine) {
-  if (c.kind != K::ReduceScatter && c.kind != K::AllGather)
-    return "'beside' runs only beside a reduce_scatter or all_gather";
-  return algorithmUnsupported(c, beside.algorithm, machine);
-}
-
 FailureOr<sched::ProgramOp> buildCollective(OpBuilder &b, Location loc, StringRef name,
                                             const Collective &c,
                                             const topo::Machine *machine,
                                             StringRef algorithm, int64_t chunks,
                                             int64_t channels, const Beside &beside,
                                             std::string &why) {
+  why = c.kind == K::ReduceScatter || c.kind == K::AllGather
+            ? algorithmUnsupported(c, beside.algorithm, machine)
+            : "'beside' runs only beside a reduce_scatter or all_gather";
+  if (!why.empty())
+    return failure();
   // Both programs are built apart, then merged where `b` is.
   OpBuilder apart(b.getContext());
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);

@@ -84,13 +84,9 @@ mlir::FailureOr<std::optional<Beside>> besideOf(mlir::Operation *op);
 /// `beside` as the op's attribute.
 mlir::DictionaryAttr besideAttr(mlir::MLIRContext *ctx, const Beside &beside);
 
-/// Why `beside` cannot run beside `c`'s own algorithm (see
-/// algorithmUnsupported), or "".
-std::string besideUnsupported(const Collective &c, const Beside &beside,
-                              const topo::Machine *machine);
-
 /// buildCollective's program with `beside` merged in (buildOnBlockShares);
-/// fails, saying why, where the shares cannot hold the pieces.
+/// fails, saying why, where `beside` cannot run beside `c`'s algorithm or
+/// the shares cannot hold the pieces.
 mlir::FailureOr<mlir::sched::ProgramOp>
 buildCollective(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                 const Collective &c, const topo::Machine *machine,

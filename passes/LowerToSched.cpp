@@ -164,20 +164,18 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     auto beside = ccopt::besideOf(op);
     if (failed(beside))
       return signalPassFailure();
-    if (!*beside) {
-      insertAfter = ccopt::buildCollective(b, op->getLoc(), name, *collective, onMachine,
-                                           algo, numChunks, numChannels);
-    } else {
-      std::string why = ccopt::besideUnsupported(*collective, **beside, onMachine);
-      FailureOr<ProgramOp> built = failure();
-      if (why.empty())
-        built = ccopt::buildCollective(b, op->getLoc(), name, *collective, onMachine, algo,
-                                       numChunks, numChannels, **beside, why);
+    if (*beside) {
+      std::string why;
+      auto built = ccopt::buildCollective(b, op->getLoc(), name, *collective, onMachine,
+                                          algo, numChunks, numChannels, **beside, why);
       if (failed(built)) {
         op->emitError("beside: ") << why;
         return signalPassFailure();
       }
       insertAfter = *built;
+    } else {
+      insertAfter = ccopt::buildCollective(b, op->getLoc(), name, *collective, onMachine,
+                                           algo, numChunks, numChannels);
     }
     applyProtocol(op, insertAfter);
     op->setAttr("schedule", FlatSymbolRefAttr::get(b.getContext(), name));
