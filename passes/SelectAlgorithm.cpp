@@ -621,7 +621,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     return success();
   }
 
-  /// A large reduce-scatter or all-gather over several nodes as the ring
+  /// A large reduce-scatter or all-gather over 2 to 4 nodes as the ring
   /// and the best hierarchical algorithm side by side (buildOnBlockShares):
   /// the ring loads the NICs with twice the hierarchical one's bytes, the
   /// hierarchical one NVLink with more than the ring's, so where neither
