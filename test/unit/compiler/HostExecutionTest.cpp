@@ -108,6 +108,22 @@ protected:
   /// (a reduce's root's only), or -1 where it did not run.
   template <typename T, typename Input>
   int64_t wrongElements(sched::ProgramOp program, Input input);
+  /// Builds `text` with `options` and runs each of its programs (`check`
+  /// sees it first) on small f32 inputs: 0 wrong elements each, and
+  /// `expected` programs in all.
+  template <typename Check>
+  void runEveryProgram(const std::string &text, const ccopt::PipelineOptions &options,
+                       size_t expected, Check check) {
+    ASSERT_TRUE(build(text, options));
+    size_t ran = 0;
+    auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
+    for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
+      ++ran;
+      check(program);
+      EXPECT_EQ(wrongElements<float>(program, input), 0) << program.getSymName().str();
+    }
+    EXPECT_EQ(ran, expected);
+  }
   MLIRContext context;
   ccopt::test::Compiled compiled;
   std::unique_ptr<ccopt::rt::HostModule> module;
@@ -281,14 +297,7 @@ TEST_F(HostExecution, RootedAndAllToAllAlgorithms) {
             index++, n, n * m, root, broadcast[a], allToAll[a % allToAll.size()],
             reduce[a % reduce.size()]);
       }
-  ASSERT_TRUE(build(text, {"", "", 1, 3, 2}));
-  size_t ran = 0;
-  auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
-  for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
-    ++ran;
-    EXPECT_EQ(wrongElements<float>(program, input), 0) << program.getSymName().str();
-  }
-  EXPECT_EQ(ran, 5 * size_t(index));
+  runEveryProgram(text, {"", "", 1, 3, 2}, 5 * size_t(index), [](sched::ProgramOp) {});
 }
 
 // The hierarchical broadcasts (a part per GPU of a node, along a chain or
@@ -323,15 +332,9 @@ TEST_F(HostExecution, HierarchicalBroadcastsOverNodes) {
         ++index;
       }
     SCOPED_TRACE(std::string(topo) + " x" + std::to_string(nodes));
-    ASSERT_TRUE(build(text, {topo, "", nodes, 1, 1}));
-    size_t ran = 0;
-    auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
-    for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
-      ++ran;
+    runEveryProgram(text, {topo, "", nodes, 1, 1}, 2u * index, [](sched::ProgramOp program) {
       EXPECT_TRUE(program.getAlgorithm().starts_with("hierarchical"));
-      EXPECT_EQ(wrongElements<float>(program, input), 0) << program.getSymName().str();
-    }
-    EXPECT_EQ(ran, 2u * index);
+    });
   }
 }
 
@@ -367,15 +370,10 @@ TEST_F(HostExecution, AlgorithmsSideBySide) {
       ++index;
     }
     SCOPED_TRACE(std::string(topo) + " x" + std::to_string(nodes));
-    ASSERT_TRUE(build(text, {topo, "", nodes, 1, 1}));
-    size_t ran = 0;
-    auto input = [](int rank, int64_t e) { return float((e * 5 + rank * 3) % 13); };
-    for (auto program : compiled.module->getOps<sched::ProgramOp>()) {
-      ++ran;
-      EXPECT_EQ(program.getAlgorithm().str(), std::string("ring+") + other);
-      EXPECT_EQ(wrongElements<float>(program, input), 0) << program.getSymName().str();
-    }
-    EXPECT_EQ(ran, 2u * index);
+    std::string algorithm = std::string("ring+") + other;
+    runEveryProgram(text, {topo, "", nodes, 1, 1}, 2u * index, [&](sched::ProgramOp program) {
+      EXPECT_EQ(program.getAlgorithm().str(), algorithm);
+    });
   }
 }
 
