@@ -100,13 +100,12 @@ FailureOr<ProgramOp> ccopt::buildOnBlockShares(OpBuilder &b, Location loc, Strin
     scratchBlocks = std::max<int64_t>(scratchBlocks, program.getScratchCount() / block);
     algorithm += (algorithm.empty() ? "" : "+") + program.getAlgorithm().str();
   }
-  auto merged = cast<ProgramOp>(b.clone(*first.getOperation()));
+  auto merged = cast<ProgramOp>(b.insert(first->cloneWithoutRegions()));
   merged.setSymName(name);
   merged.setAlgorithm(algorithm);
   merged.setChannels(channels);
   merged.setScratchCount(scratchBlocks * block);
-  Block &body = merged.getBody().front();
-  body.clear();
+  Block &body = merged.getBody().emplaceBlock();
   std::array<int64_t, 3> after = blocksOf(merged, block);
   int64_t lo = 0, channel = 0;
   for (auto [one, weight] : llvm::zip(programs, weights)) {

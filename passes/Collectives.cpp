@@ -467,10 +467,13 @@ FailureOr<sched::ProgramOp> buildCollective(OpBuilder &b, Location loc, StringRe
                                             const Collective &c,
                                             const topo::Machine *machine,
                                             StringRef algorithm, int64_t chunks,
-                                            int64_t channels, const Beside &beside,
+                                            int64_t channels,
+                                            const std::optional<Beside> &beside,
                                             std::string &why) {
+  if (!beside)
+    return buildCollective(b, loc, name, c, machine, algorithm, chunks, channels);
   why = c.kind == K::ReduceScatter || c.kind == K::AllGather
-            ? algorithmUnsupported(c, beside.algorithm, machine)
+            ? algorithmUnsupported(c, beside->algorithm, machine)
             : "'beside' runs only beside a reduce_scatter or all_gather";
   if (!why.empty())
     return failure();
@@ -480,9 +483,9 @@ FailureOr<sched::ProgramOp> buildCollective(OpBuilder &b, Location loc, StringRe
   apart.setInsertionPointToStart(scratch->getBody());
   sched::ProgramOp own =
       buildCollective(apart, loc, name, c, machine, algorithm, chunks, channels);
-  sched::ProgramOp other = buildCollective(apart, loc, name, c, machine, beside.algorithm,
-                                           beside.chunks, beside.channels);
-  return buildOnBlockShares(b, loc, name, {own, other}, {beside.ownWeight, beside.weight},
+  sched::ProgramOp other = buildCollective(apart, loc, name, c, machine, beside->algorithm,
+                                           beside->chunks, beside->channels);
+  return buildOnBlockShares(b, loc, name, {own, other}, {beside->ownWeight, beside->weight},
                             c.shape.count, why);
 }
 

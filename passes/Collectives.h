@@ -84,14 +84,14 @@ mlir::FailureOr<std::optional<Beside>> besideOf(mlir::Operation *op);
 /// `beside` as the op's attribute.
 mlir::DictionaryAttr besideAttr(mlir::MLIRContext *ctx, const Beside &beside);
 
-/// buildCollective's program with `beside` merged in (buildOnBlockShares);
-/// fails, saying why, where `beside` cannot run beside `c`'s algorithm or
-/// the shares cannot hold the pieces.
+/// buildCollective's program, with `beside` merged in where there is one
+/// (buildOnBlockShares); fails, saying why, where `beside` cannot run
+/// beside `c`'s algorithm or the shares cannot hold the pieces.
 mlir::FailureOr<mlir::sched::ProgramOp>
 buildCollective(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                 const Collective &c, const topo::Machine *machine,
                 llvm::StringRef algorithm, int64_t chunks, int64_t channels,
-                const Beside &beside, std::string &why);
+                const std::optional<Beside> &beside, std::string &why);
 
 } // namespace ccopt
 

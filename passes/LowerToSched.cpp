@@ -164,19 +164,14 @@ struct LowerToSched : ccopt::impl::CclLowerToSchedBase<LowerToSched> {
     auto beside = ccopt::besideOf(op);
     if (failed(beside))
       return signalPassFailure();
-    if (*beside) {
-      std::string why;
-      auto built = ccopt::buildCollective(b, op->getLoc(), name, *collective, onMachine,
-                                          algo, numChunks, numChannels, **beside, why);
-      if (failed(built)) {
-        op->emitError("beside: ") << why;
-        return signalPassFailure();
-      }
-      insertAfter = *built;
-    } else {
-      insertAfter = ccopt::buildCollective(b, op->getLoc(), name, *collective, onMachine,
-                                           algo, numChunks, numChannels);
+    std::string why;
+    auto built = ccopt::buildCollective(b, op->getLoc(), name, *collective, onMachine, algo,
+                                        numChunks, numChannels, *beside, why);
+    if (failed(built)) {
+      op->emitError("beside: ") << why;
+      return signalPassFailure();
     }
+    insertAfter = *built;
     applyProtocol(op, insertAfter);
     op->setAttr("schedule", FlatSymbolRefAttr::get(b.getContext(), name));
   }

@@ -172,7 +172,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
                 double giveUpAfter, StringRef algorithm, int64_t channels,
                 int64_t chunks, int64_t steps, std::string &protocol,
                 unsigned protocols = ~0u, int64_t workLimit = INT64_MAX,
-                const Beside *beside = nullptr) {
+                const std::optional<Beside> &beside = std::nullopt) {
     int64_t hops = stepsInARow(c, algorithm);
     if (llvm::all_of(kProtocols, [&](sched::ProtocolKind kind) {
           return bound.under(topo::protocolOf(kind), hops) >= beat;
@@ -181,18 +181,12 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     OpBuilder b(&getContext());
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(b.getUnknownLoc());
     b.setInsertionPointToStart(scratch->getBody());
-    sched::ProgramOp program;
-    if (beside) {
-      std::string why;
-      auto built = buildCollective(b, b.getUnknownLoc(), "candidate", c, &machine,
-                                   algorithm, chunks, channels, *beside, why);
-      if (failed(built))
-        return 1e300;
-      program = *built;
-    } else {
-      program = buildCollective(b, b.getUnknownLoc(), "candidate", c, &machine, algorithm,
-                                chunks, channels);
-    }
+    std::string why;
+    auto built = buildCollective(b, b.getUnknownLoc(), "candidate", c, &machine, algorithm,
+                                 chunks, channels, beside, why);
+    if (failed(built))
+      return 1e300;
+    sched::ProgramOp program = *built;
     // What no chunking of this candidate beats under each protocol: the
     // collective's bound, and the busiest task's steps one after the other.
     topo::TaskLoads loads = topo::taskLoads(program);
@@ -649,8 +643,6 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       return std::nullopt;
     int64_t ringChannels = ring != best.end() ? ring->channels : 2 * ncclChannels(machine);
     int64_t ringChunks = ring != best.end() ? ring->chunks : 1;
-    int64_t steps = c.shape.ranks * ringChannels * ringChunks *
-                    stepsPerRank(c, "ring", perNode);
     // The fastest side by side so far, if faster than any other (each
     // candidate gives up past it).
     std::optional<Choice> mix;
@@ -661,9 +653,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           std::string protocol;
           int64_t before = simulated;
           double giveUpAfter = mix ? mix->timeUs : fastest;
+          // Under Simple there is no mailbox to size: no steps to count.
           double us = timeOf(c, bound, giveUpAfter, giveUpAfter, "ring", ringChannels,
-                             ringChunks, steps, protocol, /*protocols=*/1u, INT64_MAX,
-                             &beside);
+                             ringChunks, /*steps=*/0, protocol, /*protocols=*/1u, INT64_MAX,
+                             beside);
           if (us < giveUpAfter)
             mix = Choice{"ring", ringChannels, ringChunks, us, protocol, simulated - before,
                          beside};
