@@ -353,12 +353,18 @@ void KernelPrinter::printMetadata() {
 
 void KernelPrinter::declarePart(StringRef name, PartAttr part) {
   int64_t count = program.getCount(part.getBuffer());
-  std::string index = cExpr(mapOf(part, part.getIndex()).getResult(0));
+  std::string index = cExpr(part.getIndex().getResult(0));
+  std::string parts = cExpr(getAffineConstantExpr(part.getParts(), part.getContext()));
+  if (shared) { // a shared body's (index, parts)
+    AffineMap map = shared->maps.at({step, part});
+    index = cExpr(map.getResult(0));
+    parts = cExpr(map.getResult(1));
+  }
   os << "const long long " << name << "_i = " << index << ";\n";
-  os << "const long long " << name << "_b = cc_part_begin(" << count << "LL, "
-     << part.getParts() << "LL, " << name << "_i);\n";
-  os << "const long long " << name << "_n = cc_part_begin(" << count << "LL, "
-     << part.getParts() << "LL, " << name << "_i + 1) - " << name << "_b;\n";
+  os << "const long long " << name << "_b = cc_part_begin(" << count << "LL, " << parts
+     << ", " << name << "_i);\n";
+  os << "const long long " << name << "_n = cc_part_begin(" << count << "LL, " << parts
+     << ", " << name << "_i + 1) - " << name << "_b;\n";
 }
 
 void KernelPrinter::printPrescaleOps() {
@@ -566,8 +572,16 @@ void KernelPrinter::printBlock(Block &block) {
   for (Operation &op : block) {
     if (auto loop = dyn_cast<LoopOp>(op)) {
       std::string iv = "i" + std::to_string(++depth);
-      os << "for (long long " << iv << " = " << loop.getLower() << "; " << iv
-         << " < " << loop.getUpper() << "; ++" << iv << ") {\n";
+      auto bound = [&](unsigned which) { // a shared body's may differ by task
+        AffineExpr expr =
+            shared ? shared->maps.at({loop, loop.getUpperAttr()}).getResult(which)
+                   : getAffineConstantExpr(which ? loop.getUpper() : loop.getLower(),
+                                           loop.getContext());
+        auto constant = dyn_cast<AffineConstantExpr>(expr);
+        return constant ? std::to_string(constant.getValue()) : cExpr(expr);
+      };
+      os << "for (long long " << iv << " = " << bound(0) << "; " << iv << " < " << bound(1)
+         << "; ++" << iv << ") {\n";
       os.indent();
       printBlock(loop.getBody().front());
       os.unindent();

@@ -56,12 +56,26 @@ Word word(const void *pointer) { return reinterpret_cast<Word>(pointer); }
 
 /// Walks a task body in order: `shape` gets the words of what must match
 /// (steps, loops, buffers, which attributes of a step repeat), `onMap` each
-/// affine map (a peer, a part's index) with its step and attribute.
+/// affine map with its step and attribute: a peer; a part's index and
+/// parts (two results); a loop's bounds (two constants), so that channels
+/// that cut their shares in different numbers of pieces share a body.
 void walkBody(Block &block, function_ref<void(Word)> shape,
               function_ref<void(Operation *, Attribute, AffineMap)> onMap) {
   Operation *step = nullptr;
   SmallVector<Attribute, 8> seen; // the step's attributes so far
   walkStepShape(block, shape, [&](Operation *op, Attribute value) {
+    if (auto loop = dyn_cast<LoopOp>(op)) {
+      // Its bounds as one map (lower, upper), keyed by the upper bound:
+      // the two may be one attribute (a loop that never runs).
+      if (op == step)
+        return;
+      step = op;
+      return onMap(op, loop.getUpperAttr(),
+                   AffineMap::get(0, 0,
+                                  {getAffineConstantExpr(loop.getLower(), op->getContext()),
+                                   getAffineConstantExpr(loop.getUpper(), op->getContext())},
+                                  op->getContext()));
+    }
     if (op != step) {
       step = op;
       seen.clear();
@@ -74,8 +88,10 @@ void walkBody(Block &block, function_ref<void(Word)> shape,
       return onMap(op, value, map.getValue());
     if (auto part = dyn_cast_if_present<PartAttr>(value)) {
       shape(static_cast<Word>(part.getBuffer()));
-      shape(part.getParts());
-      return onMap(op, value, part.getIndex());
+      AffineMap index = part.getIndex();
+      return onMap(op, value,
+                   index.insertResult(getAffineConstantExpr(part.getParts(), op->getContext()),
+                                      1));
     }
     shape(value ? word(value.getAsOpaquePointer()) : 0);
   });

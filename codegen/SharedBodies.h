@@ -29,7 +29,9 @@ struct SharedBody {
   int64_t width = 0;
   std::vector<int64_t> table;
   /// The printed task's maps, keyed by (step, attribute), with each
-  /// differing constant as symbol j for column j of the row.
+  /// differing constant as symbol j for column j of the row: peers; parts
+  /// as (index, parts); loops, keyed by their upper bound, as (lower,
+  /// upper).
   llvm::DenseMap<std::pair<mlir::Operation *, mlir::Attribute>, mlir::AffineMap>
       maps;
 };

@@ -45,12 +45,14 @@ public:
   /// Piece `piece` of `pieces` of channel `channel`'s share (of C).
   HierarchicalBuilder(OpBuilder &b, Location loc, ProgramOp program, int64_t G,
                       int64_t C, int64_t slots, int64_t subparts, int64_t channel,
-                      int64_t piece, int64_t pieces, bool ringInNode)
+                      const PipelinedPiece &piece, int64_t pieces, bool ringInNode)
       : NodeMajorRanks(b.getContext(), program.getRanks(), G), b(b), loc(loc),
-        C(C * pieces), slots(slots), K(subparts), ch(channel * pieces + piece),
+        C(C * pieces), slots(slots), K(subparts), ch(piece.index + channel * pieces),
         ringInNode(ringInNode),
         finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()),
-        roundOwn(static_cast<bool>(program.getWire())) {}
+        roundOwn(static_cast<bool>(program.getWire())) {
+    outer = piece.dims - 1;
+  }
 
   /// Phase 0, 1 or 2 (see above).
   void phase(int index, bool ringBetweenNodes) {
@@ -65,7 +67,7 @@ public:
   }
 
 private:
-  AffineExpr step() { return getAffineDimExpr(1, ctx); }
+  AffineExpr step() { return dim(1); }
 
   /// Block j (G blocks per channel) of the input or output.
   PartAttr block(BufferKind kind, AffineExpr j, unsigned dims) {
@@ -84,7 +86,7 @@ private:
     return part(kind, index, C * G * K, dims);
   }
   PartAttr part(BufferKind kind, AffineExpr index, int64_t parts, unsigned dims) {
-    return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, index), parts);
+    return PartAttr::get(ctx, kind, map(index, dims), parts);
   }
 
   /// Sends src(t) to GPU l+t of the node at dst(t) for t in [1, G), then
@@ -218,7 +220,8 @@ private:
 
   OpBuilder &b;
   Location loc;
-  int64_t C, slots, K, ch; // C and ch count pieces (a share each)
+  int64_t C, slots, K; // C and ch count pieces (a share each)
+  AffineExpr ch;
   bool ringInNode;
   bool finalize, roundOwn;
 };
@@ -255,7 +258,8 @@ ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch, orders);
     int64_t Pc = spreadPieces(ch, P, count / (C * G * K));
-    forEachPiecePhase(ch, Pc, 3, [&](int64_t piece, int phase) {
+    forEachPieceRound(b, loc, ch, Pc, 3, 0, Pc, 1, /*fewer=*/Pc < P,
+                      [&](const PipelinedPiece &piece, int phase) {
       HierarchicalBuilder(b, loc, program, G, C, slots, K, ch, piece, Pc, !nodeRings.empty())
           .phase(phase, ringBetweenNodes);
     });

@@ -59,14 +59,16 @@ public:
   /// `order`: the task's rank order (empty: the identity).
   HierarchicalHalfBuilder(OpBuilder &b, Location loc, ProgramOp program, int64_t P,
                           int64_t C, int64_t scratchBlocks, int64_t channel,
-                          int64_t piece, int64_t pieces, bool ringInNode,
+                          const PipelinedPiece &piece, int64_t pieces, bool ringInNode,
                           ArrayRef<int64_t> order, bool sumEachBlockAsSent,
                           bool directBetweenNodes, bool allReduce = false)
       : NodeMajorRanks(b.getContext(), program.getRanks(), P), b(b), loc(loc),
-        C(C * pieces), scratchBlocks(scratchBlocks), ch(channel * pieces + piece),
+        C(C * pieces), scratchBlocks(scratchBlocks), ch(piece.index + channel * pieces),
         order(order), ringInNode(ringInNode), sumEachBlockAsSent(sumEachBlockAsSent),
         directBetweenNodes(directBetweenNodes), allReduce(allReduce),
-        finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()) {}
+        finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()) {
+    outer = piece.dims - 1;
+  }
 
   /// The exchange inside the node, the ring along the rail, or both
   /// interleaved step by step (one piece per channel: each ring step's
@@ -78,10 +80,9 @@ public:
   void allGather(Phase phase);
 
 private:
-  AffineExpr dim(unsigned i) { return getAffineDimExpr(i, ctx); }
   AffineExpr constant(int64_t v) { return getAffineConstantExpr(v, ctx); }
   PartAttr part(BufferKind kind, AffineExpr index, int64_t parts, unsigned dims) {
-    return PartAttr::get(ctx, kind, AffineMap::get(dims, 0, index), parts);
+    return PartAttr::get(ctx, kind, map(index, dims), parts);
   }
   /// This channel's piece of block j of the n-block buffer.
   PartAttr block(BufferKind kind, AffineExpr j, unsigned dims) {
@@ -92,7 +93,7 @@ private:
   PartAttr own(BufferKind kind, unsigned dims) {
     if (allReduce)
       return block(BufferKind::Output, blockOf(constant(0), local()), dims);
-    return part(kind, constant(ch), C, dims);
+    return part(kind, ch, C, dims);
   }
   /// This channel's piece of scratch block i.
   PartAttr scratch(AffineExpr i, unsigned dims) {
@@ -183,7 +184,8 @@ private:
 
   OpBuilder &b;
   Location loc;
-  int64_t C, scratchBlocks, ch; // C and ch count pieces (a share each)
+  int64_t C, scratchBlocks; // C and ch count pieces (a share each)
+  AffineExpr ch;
   ArrayRef<int64_t> order;
   bool ringInNode, sumEachBlockAsSent, directBetweenNodes, allReduce, finalize;
 };
@@ -399,14 +401,14 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
     ArrayRef<int64_t> order =
         buildTask(b, loc, program, ch, orders).getRankMap().value_or(ArrayRef<int64_t>());
     int64_t Qc = spreadPieces(ch, Q, m / C);
-    auto build = [&](int64_t piece, HierarchicalHalfBuilder::Phase phase) {
+    auto build = [&](const PipelinedPiece &piece, HierarchicalHalfBuilder::Phase phase) {
       HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch, piece, Qc,
-                                      ringInNode, order, (ch / 2 + piece) % 2,
+                                      ringInNode, order, (ch / 2 + piece.residue) % 2,
                                       directBetweenNodes);
       scatter ? builder.reduceScatter(phase) : builder.allGather(phase);
     };
     if (Q == 1) {
-      build(0, HierarchicalHalfBuilder::Phase::Both);
+      build({b.getAffineConstantExpr(0), 0, 1}, HierarchicalHalfBuilder::Phase::Both);
       continue;
     }
     // Phase 0: the reduce-scatter's inside the node, the all-gather's along
@@ -414,33 +416,33 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
     using Phase = HierarchicalHalfBuilder::Phase;
     Phase phases[] = {scatter ? Phase::Node : Phase::Rail,
                       scatter ? Phase::Rail : Phase::Node};
-    forEachPiecePhase(ch, Qc, 2, [&](int64_t piece, int phase) { build(piece, phases[phase]); });
+    forEachPieceRound(b, loc, ch, Qc, 2, 0, Qc, 2, /*fewer=*/Qc < Q,
+                      [&](const PipelinedPiece &piece, int phase) { build(piece, phases[phase]); });
   }
   return program;
 }
 
-/// Piece `index` of a channel's share cut in `of`.
-struct Piece {
-  int64_t index, of;
-};
-
 /// A channel's share in Q pieces, the first and the last cut in two (where
 /// there are 4 pieces or more, of 2 elements or more): Q + 2 pieces, in
-/// order.
-std::vector<Piece> taperedPieces(int64_t Q, int64_t elements) {
-  std::vector<Piece> pieces;
-  if (Q < 4 || elements < 2 * Q) {
-    for (int64_t s = 0; s < Q; ++s)
-      pieces.push_back({s, Q});
-    return pieces;
+/// order; halves 2s and 2s + 1 of the share cut in 2Q make up piece s.
+struct TaperedPieces {
+  TaperedPieces(int64_t Q, int64_t elements) : Q(Q), tapered(Q >= 4 && elements >= 2 * Q) {}
+  int64_t size() const { return tapered ? Q + 2 : Q; }
+  /// Pieces [first(), last()) are whole, alike but for their index.
+  int64_t first() const { return tapered ? 2 : 0; }
+  int64_t last() const { return Q; }
+  /// Piece s as (its index, the pieces its share is cut in).
+  std::pair<AffineExpr, int64_t> operator[](AffineExpr s) const {
+    auto c = dyn_cast<AffineConstantExpr>(s);
+    if (tapered && c && (c.getValue() < first() || c.getValue() >= last()))
+      return {c.getValue() < first() ? s : s + (Q - 2), 2 * Q};
+    return {tapered ? s - 1 : s, Q};
   }
-  // Halves 2s and 2s + 1 of the share cut in 2Q make up piece s.
-  pieces = {{0, 2 * Q}, {1, 2 * Q}};
-  for (int64_t s = 1; s < Q - 1; ++s)
-    pieces.push_back({s, Q});
-  pieces.insert(pieces.end(), {{2 * Q - 2, 2 * Q}, {2 * Q - 1, 2 * Q}});
-  return pieces;
-}
+
+private:
+  int64_t Q;
+  bool tapered;
+};
 
 } // namespace
 
@@ -468,13 +470,16 @@ ProgramOp ccopt::buildHierarchicalAllReduceByHalves(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   using Phase = HierarchicalHalfBuilder::Phase;
   for (int64_t ch = 0; ch < C; ++ch) {
-    std::vector<Piece> pieces = taperedPieces(spreadPieces(ch, Q, m / C), m / C);
+    int64_t Qc = spreadPieces(ch, Q, m / C);
+    TaperedPieces pieces(Qc, m / C);
     buildTask(b, loc, program, ch, {});
-    forEachPiecePhase(ch, pieces.size(), 3, [&](int64_t s, int phase) {
+    forEachPieceRound(b, loc, ch, pieces.size(), 3, pieces.first(), pieces.last(), 2,
+                      /*fewer=*/Qc < Q, [&](const PipelinedPiece &s, int phase) {
+      auto [index, of] = pieces[s.index];
       // Channels that start the round at one phase alternate by threes.
       HierarchicalHalfBuilder builder(b, loc, program, perNode, C, scratchBlocks, ch,
-                                      pieces[s].index, pieces[s].of, /*ringInNode=*/false, {},
-                                      (ch / 3 + s) % 2, directBetweenNodes,
+                                      {index, s.residue, s.dims}, of, /*ringInNode=*/false,
+                                      {}, (ch / 3 + s.residue) % 2, directBetweenNodes,
                                       /*allReduce=*/true);
       if (phase != 2)
         builder.reduceScatter(phase == 0 ? Phase::Node : Phase::Rail);

@@ -92,13 +92,24 @@ public:
   mlir::AffineExpr backAlongRail(mlir::AffineExpr hops) const {
     return (rank() + n - hops * G) % n;
   }
+  /// Dimension i of the builder's own (0: the rank, then its loops').
+  mlir::AffineExpr dim(unsigned i) const {
+    return mlir::getAffineDimExpr(i == 0 ? 0 : i + outer, ctx);
+  }
+  /// A map over the rank and `numDims` - 1 of the builder's loops.
+  mlir::AffineMap map(mlir::AffineExpr result, unsigned numDims) const {
+    return mlir::AffineMap::get(numDims + outer, 0, result);
+  }
   mlir::AffineMapAttr peer(mlir::AffineExpr rank, unsigned numDims) const {
-    return mlir::AffineMapAttr::get(mlir::AffineMap::get(numDims, 0, rank));
+    return mlir::AffineMapAttr::get(map(rank, numDims));
   }
 
 protected:
   mlir::MLIRContext *ctx;
   int64_t n, G, M;
+  /// Loops around the builder's steps (forEachPieceRound's: the piece
+  /// is an expression in d1 where 1), numbered before the builder's own.
+  unsigned outer = 0;
 };
 
 /// The pieces channel `channel` cuts its share in where `pieces` is the
@@ -110,22 +121,6 @@ protected:
 /// idle half the time; rounds of different lengths keep them spread over
 /// the phases. (One piece stays one: there is no pipeline to spread.)
 int64_t spreadPieces(int64_t channel, int64_t pieces, int64_t most);
-
-/// Pieces pipelined through phases: `build(piece, phase)` in the order a
-/// channel's task runs them, a round at a time (round s: phase f on piece
-/// s - f), channel `channel` starting each round at phase channel mod
-/// `phases`, so that channels side by side are in different phases (on
-/// different links) at once.
-template <typename Fn>
-void forEachPiecePhase(int64_t channel, int64_t pieces, int phases, Fn build) {
-  for (int64_t round = 0; round < pieces + phases - 1; ++round)
-    for (int f = 0; f < phases; ++f) {
-      int phase = (channel + f) % phases;
-      int64_t piece = round - phase;
-      if (piece >= 0 && piece < pieces)
-        build(piece, phase);
-    }
-}
 
 /// `sched.loop lower to upper` around what `body` builds (nothing when the
 /// range is empty); `b` comes back to where it was.
@@ -139,6 +134,66 @@ void buildLoop(mlir::OpBuilder &b, mlir::Location loc, int64_t lower,
   mlir::OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&loop.getBody().front());
   body();
+}
+
+/// A piece as forEachPieceRound builds it: its index among the channel's
+/// pieces as an affine expression over `dims` dimensions (d0 the rank; in
+/// the loop over the rounds, d1 its index) and that index modulo the loop's
+/// rounds per iteration (the same in every iteration).
+struct PipelinedPiece {
+  mlir::AffineExpr index;
+  int64_t residue;
+  unsigned dims;
+};
+
+/// Pieces pipelined through phases: `build(piece, phase)` in the order a
+/// channel's task runs them, a round at a time (round s: phase f on piece
+/// s - f), channel `channel` starting each round at phase channel mod
+/// `phases`, so that channels side by side are in different phases (on
+/// different links) at once. The steady rounds, those in which every phase
+/// works on a piece in [first, last) (pieces alike but for their index),
+/// are built once, in a sched.loop of `period` rounds per iteration: a
+/// kernel as long as a few rounds however many pieces there are (NVRTC
+/// takes minutes over one unrolled round by round). A channel of `fewer`
+/// pieces than others keeps the loop even where it never runs, so that it
+/// shares a kernel body with them (codegen's shared bodies take loop bounds
+/// from a table).
+template <typename Fn>
+void forEachPieceRound(mlir::OpBuilder &b, mlir::Location loc, int64_t channel,
+                       int64_t pieces, int phases, int64_t first, int64_t last,
+                       int64_t period, bool fewer, Fn build) {
+  mlir::MLIRContext *ctx = b.getContext();
+  int64_t rounds = pieces + phases - 1, steady = first + phases - 1;
+  int64_t iterations = std::max<int64_t>(last - steady, 0) / period;
+  bool looped = iterations > 0 || (fewer && last >= steady);
+  if (!looped)
+    steady = 0;
+  // Round r (r - phase per phase) given as period * d1 + r where looped.
+  auto round = [&](int64_t r, bool inLoop) {
+    for (int f = 0; f < phases; ++f) {
+      int phase = (channel + f) % phases;
+      int64_t piece = r - phase;
+      if (inLoop)
+        build(PipelinedPiece{mlir::getAffineDimExpr(1, ctx) * period + piece,
+                             ((piece % period) + period) % period, 2},
+              phase);
+      else if (piece >= 0 && piece < pieces)
+        build(PipelinedPiece{mlir::getAffineConstantExpr(piece, ctx), piece % period, 1},
+              phase);
+    }
+  };
+  for (int64_t r = 0; r < steady; ++r)
+    round(r, false);
+  if (looped) {
+    auto loop = mlir::sched::LoopOp::create(b, loc, 0, iterations);
+    loop.getBody().emplaceBlock();
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&loop.getBody().front());
+    for (int64_t u = 0; u < period; ++u)
+      round(steady + u, true);
+  }
+  for (int64_t r = steady + iterations * period; r < rounds; ++r)
+    round(r, false);
 }
 
 /// Pieces of the direct algorithms (every rank talks to every other rank

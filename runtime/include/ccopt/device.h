@@ -80,6 +80,10 @@ static_assert(sizeof(cc_args) == 72, "cc_args layout is part of the ABI");
 #include <cuda_bf16.h>
 
 #define CC_DEVICE __device__ __forceinline__
+// The data movers: one function per instantiation that every step calls, not
+// a copy per step (NVRTC's time grows faster than the kernel: a node-aware
+// kernel of 10k lines took 147 s inlined); a call per message is noise.
+#define CC_MOVER __device__ __noinline__
 #define CC_HOST_DEVICE __host__ __device__ __forceinline__
 #define CC_UNROLL _Pragma("unroll")  // in shared code (the host compiler has no such pragma)
 #define CC_KERNEL(name) extern "C" __global__ void name(const cc_args* args)
@@ -143,6 +147,7 @@ CC_DEVICE cc_bf16 float_to_bf16(float x) { return __float2bfloat16_rn(x); }
 #include <string.h>
 
 #define CC_DEVICE inline
+#define CC_MOVER inline
 #define CC_HOST_DEVICE inline
 #define CC_UNROLL
 #define CC_KERNEL(name) extern "C" void name(const cc_args* args, [[maybe_unused]] int cc_bx, [[maybe_unused]] int cc_by)
@@ -466,7 +471,7 @@ CC_DEVICE void scalar(const F& f, D* dst, D* dst2, const A* a, const B* b, long 
 // dst[i] = f(a[i], b[i]) (also dst2[i] when dst2), i strided over the block.
 // Unary movers pass b == a; the unused load is dead code.
 template <class F, class D, class A, class B>
-CC_DEVICE void elementwise(const F& f, D* dst, D* dst2, const A* a, const B* b, long long n) {
+CC_MOVER void elementwise(const F f, D* dst, D* dst2, const A* a, const B* b, long long n) {
 #ifdef CC_CUDA
   long long body;
   const long long head = vector_head(dst, dst2, a, b, n, body);

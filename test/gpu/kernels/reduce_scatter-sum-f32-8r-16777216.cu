@@ -3,9 +3,8 @@
 
 // ccopt-schedule kernel=ccopt_bench_reduce_scatter_0 collective=reduce_scatter redop=sum ranks=8 channels=32 element=f32 wire=f32 input=16777216 output=2097152 scratch=16777216 in_place=0 root=-1 rank_map=- algorithm=staggered_ring protocol=simple mailbox=0
 // bench_reduce_scatter_0: reduce_scatter sum, staggered_ring, 8 ranks, 32 channel(s), 16777216 -> 2097152 x f32
-CC_TABLE int ccopt_bench_reduce_scatter_0_shared0[] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
-CC_TABLE int ccopt_bench_reduce_scatter_0_shared1[] = {2, 6, 10, 14, 18, 22, 26, 30, 34, 38, 42, 46, 50, 54, 58, 62};
-CC_TABLE int ccopt_bench_reduce_scatter_0_rows[] = {0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 16, 16, 16, 1, 1, 1, 1, 1, 1, 1, 1, 17, 17, 17, 17, 17, 17, 17, 17, 2, 2, 2, 2, 2, 2, 2, 2, 18, 18, 18, 18, 18, 18, 18, 18, 3, 3, 3, 3, 3, 3, 3, 3, 19, 19, 19, 19, 19, 19, 19, 19, 4, 4, 4, 4, 4, 4, 4, 4, 20, 20, 20, 20, 20, 20, 20, 20, 5, 5, 5, 5, 5, 5, 5, 5, 21, 21, 21, 21, 21, 21, 21, 21, 6, 6, 6, 6, 6, 6, 6, 6, 22, 22, 22, 22, 22, 22, 22, 22, 7, 7, 7, 7, 7, 7, 7, 7, 23, 23, 23, 23, 23, 23, 23, 23, 8, 8, 8, 8, 8, 8, 8, 8, 24, 24, 24, 24, 24, 24, 24, 24, 9, 9, 9, 9, 9, 9, 9, 9, 25, 25, 25, 25, 25, 25, 25, 25, 10, 10, 10, 10, 10, 10, 10, 10, 26, 26, 26, 26, 26, 26, 26, 26, 11, 11, 11, 11, 11, 11, 11, 11, 27, 27, 27, 27, 27, 27, 27, 27, 12, 12, 12, 12, 12, 12, 12, 12, 28, 28, 28, 28, 28, 28, 28, 28, 13, 13, 13, 13, 13, 13, 13, 13, 29, 29, 29, 29, 29, 29, 29, 29, 14, 14, 14, 14, 14, 14, 14, 14, 30, 30, 30, 30, 30, 30, 30, 30, 15, 15, 15, 15, 15, 15, 15, 15, 31, 31, 31, 31, 31, 31, 31, 31};
+CC_TABLE int ccopt_bench_reduce_scatter_0_shared0[] = {1, 32, 0, 256, 2, 64, 2, 512, 1, 32, 2, 256, 2, 64, 6, 512, 1, 32, 4, 256, 2, 64, 10, 512, 1, 32, 6, 256, 2, 64, 14, 512, 1, 32, 8, 256, 2, 64, 18, 512, 1, 32, 10, 256, 2, 64, 22, 512, 1, 32, 12, 256, 2, 64, 26, 512, 1, 32, 14, 256, 2, 64, 30, 512, 1, 32, 16, 256, 2, 64, 34, 512, 1, 32, 18, 256, 2, 64, 38, 512, 1, 32, 20, 256, 2, 64, 42, 512, 1, 32, 22, 256, 2, 64, 46, 512, 1, 32, 24, 256, 2, 64, 50, 512, 1, 32, 26, 256, 2, 64, 54, 512, 1, 32, 28, 256, 2, 64, 58, 512, 1, 32, 30, 256, 2, 64, 62, 512};
+CC_TABLE int ccopt_bench_reduce_scatter_0_rows[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11, 12, 12, 12, 12, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13, 14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15, 16, 16, 16, 16, 16, 16, 16, 16, 17, 17, 17, 17, 17, 17, 17, 17, 18, 18, 18, 18, 18, 18, 18, 18, 19, 19, 19, 19, 19, 19, 19, 19, 20, 20, 20, 20, 20, 20, 20, 20, 21, 21, 21, 21, 21, 21, 21, 21, 22, 22, 22, 22, 22, 22, 22, 22, 23, 23, 23, 23, 23, 23, 23, 23, 24, 24, 24, 24, 24, 24, 24, 24, 25, 25, 25, 25, 25, 25, 25, 25, 26, 26, 26, 26, 26, 26, 26, 26, 27, 27, 27, 27, 27, 27, 27, 27, 28, 28, 28, 28, 28, 28, 28, 28, 29, 29, 29, 29, 29, 29, 29, 29, 30, 30, 30, 30, 30, 30, 30, 30, 31, 31, 31, 31, 31, 31, 31, 31};
 CC_KERNEL(ccopt_bench_reduce_scatter_0) {
   typedef float T;
   typedef float W;
@@ -17,18 +16,18 @@ CC_KERNEL(ccopt_bench_reduce_scatter_0) {
   W* const scratch = cc_buf<W>(args, rank, CC_BUF_SCRATCH);
   (void)input; (void)output; (void)scratch;
   const int row = ccopt_bench_reduce_scatter_0_rows[ch * 8LL + rank];
-  if (row >= 0 && row < 16) { // 16 tasks alike
-    const auto* const k = ccopt_bench_reduce_scatter_0_shared0 + (row - 0) * 1;
+  if (row >= 0 && row < 32) { // 32 tasks alike
+    const auto* const k = ccopt_bench_reduce_scatter_0_shared0 + (row - 0) * 4;
     const long long r = rank;
-    for (long long i1 = 0; i1 < 1; ++i1) {
+    for (long long i1 = 0; i1 < k[0]; ++i1) {
       { // send
         const long long to = cc_mod((r + 1LL), 8LL);
-        const long long src_i = (((cc_mod((r + 7LL), 8LL) * 32LL) + i1) + k[0]);
-        const long long src_b = cc_part_begin(16777216LL, 256LL, src_i);
-        const long long src_n = cc_part_begin(16777216LL, 256LL, src_i + 1) - src_b;
-        const long long dst_i = (((cc_mod((r + 7LL), 8LL) * 32LL) + i1) + k[0]);
-        const long long dst_b = cc_part_begin(16777216LL, 256LL, dst_i);
-        const long long dst_n = cc_part_begin(16777216LL, 256LL, dst_i + 1) - dst_b;
+        const long long src_i = (((cc_mod((r + 7LL), 8LL) * k[1]) + i1) + k[2]);
+        const long long src_b = cc_part_begin(16777216LL, k[3], src_i);
+        const long long src_n = cc_part_begin(16777216LL, k[3], src_i + 1) - src_b;
+        const long long dst_i = (((cc_mod((r + 7LL), 8LL) * k[1]) + i1) + k[2]);
+        const long long dst_b = cc_part_begin(16777216LL, k[3], dst_i);
+        const long long dst_n = cc_part_begin(16777216LL, k[3], dst_i + 1) - dst_b;
         cc_copy(cc_peer_buf<W>(args, rank, to, CC_BUF_SCRATCH) + dst_b, input + src_b, src_n);
         cc_post_send(args, rank, ch, to);
       }
@@ -36,15 +35,15 @@ CC_KERNEL(ccopt_bench_reduce_scatter_0) {
         { // recv_reduce_send
           const long long from = cc_mod((r + 7LL), 8LL);
           const long long to = cc_mod((r + 1LL), 8LL);
-          const long long recvd_i = (((cc_mod(((r + (i2 * -1LL)) + 7LL), 8LL) * 32LL) + i1) + k[0]);
-          const long long recvd_b = cc_part_begin(16777216LL, 256LL, recvd_i);
-          const long long recvd_n = cc_part_begin(16777216LL, 256LL, recvd_i + 1) - recvd_b;
-          const long long local_i = (((cc_mod(((r + (i2 * -1LL)) + 7LL), 8LL) * 32LL) + i1) + k[0]);
-          const long long local_b = cc_part_begin(16777216LL, 256LL, local_i);
-          const long long local_n = cc_part_begin(16777216LL, 256LL, local_i + 1) - local_b;
-          const long long dst_i = (((cc_mod(((r + (i2 * -1LL)) + 7LL), 8LL) * 32LL) + i1) + k[0]);
-          const long long dst_b = cc_part_begin(16777216LL, 256LL, dst_i);
-          const long long dst_n = cc_part_begin(16777216LL, 256LL, dst_i + 1) - dst_b;
+          const long long recvd_i = (((cc_mod(((r + (i2 * -1LL)) + 7LL), 8LL) * k[1]) + i1) + k[2]);
+          const long long recvd_b = cc_part_begin(16777216LL, k[3], recvd_i);
+          const long long recvd_n = cc_part_begin(16777216LL, k[3], recvd_i + 1) - recvd_b;
+          const long long local_i = (((cc_mod(((r + (i2 * -1LL)) + 7LL), 8LL) * k[1]) + i1) + k[2]);
+          const long long local_b = cc_part_begin(16777216LL, k[3], local_i);
+          const long long local_n = cc_part_begin(16777216LL, k[3], local_i + 1) - local_b;
+          const long long dst_i = (((cc_mod(((r + (i2 * -1LL)) + 7LL), 8LL) * k[1]) + i1) + k[2]);
+          const long long dst_b = cc_part_begin(16777216LL, k[3], dst_i);
+          const long long dst_n = cc_part_begin(16777216LL, k[3], dst_i + 1) - dst_b;
           cc_wait_recv(args, rank, ch, from);
           cc_reduce<cc_op_sum>(cc_peer_buf<W>(args, rank, to, CC_BUF_SCRATCH) + dst_b, (W*)nullptr, scratch + recvd_b, input + local_b, recvd_n, 1LL);
           cc_post_send(args, rank, ch, to);
@@ -55,66 +54,15 @@ CC_KERNEL(ccopt_bench_reduce_scatter_0) {
         cc_wait_recv(args, rank, ch, from);
       }
       { // reduce
-        const long long lhs_i = (((cc_mod(r, 8LL) * 32LL) + i1) + k[0]);
-        const long long lhs_b = cc_part_begin(16777216LL, 256LL, lhs_i);
-        const long long lhs_n = cc_part_begin(16777216LL, 256LL, lhs_i + 1) - lhs_b;
-        const long long rhs_i = (((cc_mod(r, 8LL) * 32LL) + i1) + k[0]);
-        const long long rhs_b = cc_part_begin(16777216LL, 256LL, rhs_i);
-        const long long rhs_n = cc_part_begin(16777216LL, 256LL, rhs_i + 1) - rhs_b;
-        const long long dst_i = (i1 + k[0]);
-        const long long dst_b = cc_part_begin(2097152LL, 32LL, dst_i);
-        const long long dst_n = cc_part_begin(2097152LL, 32LL, dst_i + 1) - dst_b;
-        cc_reduce<cc_op_sum>(output + dst_b, (T*)nullptr, scratch + lhs_b, input + rhs_b, dst_n, 1LL);
-      }
-    }
-  }
-  if (row >= 16 && row < 32) { // 16 tasks alike
-    const auto* const k = ccopt_bench_reduce_scatter_0_shared1 + (row - 16) * 1;
-    const long long r = rank;
-    for (long long i1 = 0; i1 < 2; ++i1) {
-      { // send
-        const long long to = cc_mod((r + 1LL), 8LL);
-        const long long src_i = (((cc_mod((r + 7LL), 8LL) * 64LL) + i1) + k[0]);
-        const long long src_b = cc_part_begin(16777216LL, 512LL, src_i);
-        const long long src_n = cc_part_begin(16777216LL, 512LL, src_i + 1) - src_b;
-        const long long dst_i = (((cc_mod((r + 7LL), 8LL) * 64LL) + i1) + k[0]);
-        const long long dst_b = cc_part_begin(16777216LL, 512LL, dst_i);
-        const long long dst_n = cc_part_begin(16777216LL, 512LL, dst_i + 1) - dst_b;
-        cc_copy(cc_peer_buf<W>(args, rank, to, CC_BUF_SCRATCH) + dst_b, input + src_b, src_n);
-        cc_post_send(args, rank, ch, to);
-      }
-      for (long long i2 = 1; i2 < 7; ++i2) {
-        { // recv_reduce_send
-          const long long from = cc_mod((r + 7LL), 8LL);
-          const long long to = cc_mod((r + 1LL), 8LL);
-          const long long recvd_i = (((cc_mod(((r + (i2 * -1LL)) + 7LL), 8LL) * 64LL) + i1) + k[0]);
-          const long long recvd_b = cc_part_begin(16777216LL, 512LL, recvd_i);
-          const long long recvd_n = cc_part_begin(16777216LL, 512LL, recvd_i + 1) - recvd_b;
-          const long long local_i = (((cc_mod(((r + (i2 * -1LL)) + 7LL), 8LL) * 64LL) + i1) + k[0]);
-          const long long local_b = cc_part_begin(16777216LL, 512LL, local_i);
-          const long long local_n = cc_part_begin(16777216LL, 512LL, local_i + 1) - local_b;
-          const long long dst_i = (((cc_mod(((r + (i2 * -1LL)) + 7LL), 8LL) * 64LL) + i1) + k[0]);
-          const long long dst_b = cc_part_begin(16777216LL, 512LL, dst_i);
-          const long long dst_n = cc_part_begin(16777216LL, 512LL, dst_i + 1) - dst_b;
-          cc_wait_recv(args, rank, ch, from);
-          cc_reduce<cc_op_sum>(cc_peer_buf<W>(args, rank, to, CC_BUF_SCRATCH) + dst_b, (W*)nullptr, scratch + recvd_b, input + local_b, recvd_n, 1LL);
-          cc_post_send(args, rank, ch, to);
-        }
-      }
-      { // recv
-        const long long from = cc_mod((r + 7LL), 8LL);
-        cc_wait_recv(args, rank, ch, from);
-      }
-      { // reduce
-        const long long lhs_i = (((cc_mod(r, 8LL) * 64LL) + i1) + k[0]);
-        const long long lhs_b = cc_part_begin(16777216LL, 512LL, lhs_i);
-        const long long lhs_n = cc_part_begin(16777216LL, 512LL, lhs_i + 1) - lhs_b;
-        const long long rhs_i = (((cc_mod(r, 8LL) * 64LL) + i1) + k[0]);
-        const long long rhs_b = cc_part_begin(16777216LL, 512LL, rhs_i);
-        const long long rhs_n = cc_part_begin(16777216LL, 512LL, rhs_i + 1) - rhs_b;
-        const long long dst_i = (i1 + k[0]);
-        const long long dst_b = cc_part_begin(2097152LL, 64LL, dst_i);
-        const long long dst_n = cc_part_begin(2097152LL, 64LL, dst_i + 1) - dst_b;
+        const long long lhs_i = (((cc_mod(r, 8LL) * k[1]) + i1) + k[2]);
+        const long long lhs_b = cc_part_begin(16777216LL, k[3], lhs_i);
+        const long long lhs_n = cc_part_begin(16777216LL, k[3], lhs_i + 1) - lhs_b;
+        const long long rhs_i = (((cc_mod(r, 8LL) * k[1]) + i1) + k[2]);
+        const long long rhs_b = cc_part_begin(16777216LL, k[3], rhs_i);
+        const long long rhs_n = cc_part_begin(16777216LL, k[3], rhs_i + 1) - rhs_b;
+        const long long dst_i = (i1 + k[2]);
+        const long long dst_b = cc_part_begin(2097152LL, k[1], dst_i);
+        const long long dst_n = cc_part_begin(2097152LL, k[1], dst_i + 1) - dst_b;
         cc_reduce<cc_op_sum>(output + dst_b, (T*)nullptr, scratch + lhs_b, input + rhs_b, dst_n, 1LL);
       }
     }

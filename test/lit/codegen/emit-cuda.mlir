@@ -134,6 +134,44 @@ sched.program @shared attributes {algorithm = "direct", channels = 1 : i64,
   }
 }
 
+// Channels that cut their shares in different numbers of pieces share one
+// body too: loop bounds and parts come from the row like other constants.
+// CHECK-LABEL: // pieces: all_gather, ring, 2 ranks, 2 channel(s)
+// CHECK: CC_TABLE int ccopt_pieces_shared0[] = {2, 4, 0, 8, 3, 6, 3, 12};
+// CHECK: if (row >= 0 && row < 2) { // 2 tasks alike
+// CHECK: for (long long i1 = 0; i1 < k[0]; ++i1) {
+// CHECK-NEXT: { // copy
+// CHECK-NEXT: const long long src_i = (i1 + k[2]);
+// CHECK-NEXT: const long long src_b = cc_part_begin(12LL, k[1], src_i);
+// CHECK: const long long dst_b = cc_part_begin(24LL, k[3], dst_i);
+// CHECK: for (long long i1 = 0; i1 < k[0]; ++i1) {
+// CHECK-NEXT: { // recv
+// CHECK-NOT: if (ch ==
+// CHECK: cc_end(args, rank);
+sched.program @pieces attributes {algorithm = "ring", channels = 2 : i64,
+    collective = #ccl<collective all_gather>, element_type = f32,
+    input_count = 12 : i64, output_count = 24 : i64, ranks = 2 : i64,
+    scratch_count = 0 : i64} {
+  sched.task channel 0 {
+    sched.loop 0 to 2 {
+      sched.copy <input, (d0, d1) -> (d1), 4> -> <output, (d0, d1) -> (d0 * 4 + d1), 8>
+      sched.send <input, (d0, d1) -> (d1), 4> to affine_map<(d0, d1) -> ((d0 + 1) mod 2)> at <output, (d0, d1) -> (d0 * 4 + d1), 8>
+    }
+    sched.loop 0 to 2 {
+      sched.recv from affine_map<(d0, d1) -> ((d0 + 1) mod 2)>
+    }
+  }
+  sched.task channel 1 {
+    sched.loop 0 to 3 {
+      sched.copy <input, (d0, d1) -> (d1 + 3), 6> -> <output, (d0, d1) -> (d0 * 6 + d1 + 3), 12>
+      sched.send <input, (d0, d1) -> (d1 + 3), 6> to affine_map<(d0, d1) -> ((d0 + 1) mod 2)> at <output, (d0, d1) -> (d0 * 6 + d1 + 3), 12>
+    }
+    sched.loop 0 to 3 {
+      sched.recv from affine_map<(d0, d1) -> ((d0 + 1) mod 2)>
+    }
+  }
+}
+
 // A task with a rank order: d0 and peers are positions in it.
 // CHECK-LABEL: // ordered: all_reduce sum, ring, 4 ranks
 // CHECK: CC_TABLE int ccopt_ordered_task0_order[] = {0, 2, 3, 1};

@@ -105,7 +105,8 @@ protected:
   void runCases(const std::vector<Case> &cases, const ccopt::PipelineOptions &options);
   /// Runs `program` (in `module`) with rank r's input element e set to
   /// input(r, e); the output elements that differ from the plain reference
-  /// (a reduce's root's only), or -1 where it did not run.
+  /// (a reduce's root's only; an all-reduce's sum, not averaged), or -1
+  /// where it did not run.
   template <typename T, typename Input>
   int64_t wrongElements(sched::ProgramOp program, Input input);
   /// Builds `text` with `options` and runs each of its programs (`check`
@@ -155,9 +156,9 @@ int64_t HostExecution::wrongElements(sched::ProgramOp program, Input input) {
       continue; // only the root's output is defined
     for (int64_t e = 0; e < out; ++e) {
       T want{};
-      if (kind == K::ReduceScatter || kind == K::Reduce) {
+      if (kind == K::ReduceScatter || kind == K::Reduce || kind == K::AllReduce) {
         for (int q = 0; q < n; ++q)
-          want += input(q, kind == K::Reduce ? e : r * out + e);
+          want += input(q, kind == K::ReduceScatter ? r * out + e : e);
         if (program.getRedop() == ccl::ReductionKind::Avg)
           want /= T(n);
       } else if (kind == K::AllGather) {
@@ -373,6 +374,37 @@ TEST_F(HostExecution, AlgorithmsSideBySide) {
     std::string algorithm = std::string("ring+") + other;
     runEveryProgram(text, {topo, "", nodes, 1, 1}, 2u * index, [&](sched::ProgramOp program) {
       EXPECT_EQ(program.getAlgorithm().str(), algorithm);
+    });
+  }
+}
+
+// The node-aware pipelines on 16 channels, which cut their shares in
+// different numbers of pieces (channels 8-15 fewer, down to half): their
+// steady rounds run in a sched.loop that runs several times, once or not
+// at all (a channel of fewer pieces keeps it, to share a kernel body).
+TEST_F(HostExecution, PipelinesOfUnevenPieces) {
+  for (auto [topo, algorithm, chunks] :
+       {std::tuple{"a100x8", "hierarchical", 8}, {"a100x8", "hierarchical_direct", 4},
+        {"v100x8", "hierarchical", 4}}) {
+    int nodes = 2, n = 8 * nodes;
+    int64_t block = 16 * 2 * chunks + 5; // every piece keeps elements
+    std::string text = llvm::formatv(
+        "ccl.program @u world({0}) {{\n"
+        "  %big = ccl.buffer \"big\" : !ccl.buffer<{1}xf32>\n"
+        "  %small = ccl.buffer \"small\" : !ccl.buffer<{2}xf32>\n"
+        "  %out = ccl.buffer \"out\" : !ccl.buffer<{1}xf32>\n"
+        "  ccl.reduce_scatter sum %big -> %small {{algorithm = \"{3}\", channels = 16 : i64, "
+        "chunks = {4} : i64} : !ccl.buffer<{1}xf32> -> !ccl.buffer<{2}xf32>\n"
+        "  ccl.all_gather %small -> %big {{algorithm = \"{3}\", channels = 16 : i64, "
+        "chunks = {4} : i64} : !ccl.buffer<{2}xf32> -> !ccl.buffer<{1}xf32>\n"
+        "  ccl.all_reduce sum %big -> %out {{algorithm = \"{3}\", channels = 16 : i64, "
+        "chunks = {4} : i64} : !ccl.buffer<{1}xf32> -> !ccl.buffer<{1}xf32>\n"
+        "}\n",
+        n, n * block, block, algorithm, chunks);
+    SCOPED_TRACE(std::string(algorithm) + " on " + topo + " x2");
+    runEveryProgram(text, {topo, "", nodes, 1, 1}, 3, [&](sched::ProgramOp program) {
+      EXPECT_EQ(program.getAlgorithm().str(), algorithm);
+      EXPECT_EQ(program.getChannels(), 16);
     });
   }
 }
