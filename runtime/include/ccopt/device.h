@@ -80,11 +80,14 @@ static_assert(sizeof(cc_args) == 72, "cc_args layout is part of the ABI");
 #include <cuda_bf16.h>
 
 #define CC_DEVICE __device__ __forceinline__
-// The data movers: one function per instantiation that every step calls, not
-// a copy per step (NVRTC's time grows faster than the kernel: a node-aware
-// kernel of 10k lines took 147 s inlined); a call per message is noise.
-#define CC_MOVER __device__ __noinline__
 #define CC_HOST_DEVICE __host__ __device__ __forceinline__
+// What every step does (move data, signal, wait, split a buffer in parts):
+// one function that the steps call, not a copy per step. NVRTC's time grows
+// faster than the kernel: a node-aware kernel of 10k lines took 147 s with
+// its movers inlined, and a 6k-line one 39 s with its signals and 64-bit
+// divisions inlined, 15 s called; a call per message is noise.
+#define CC_CALLED __device__ __noinline__
+#define CC_HOST_DEVICE_CALLED __host__ __device__ __noinline__
 #define CC_UNROLL _Pragma("unroll")  // in shared code (the host compiler has no such pragma)
 #define CC_KERNEL(name) extern "C" __global__ void name(const cc_args* args)
 // Constant tables of emitted code (e.g. a task's rank order).
@@ -147,8 +150,9 @@ CC_DEVICE cc_bf16 float_to_bf16(float x) { return __float2bfloat16_rn(x); }
 #include <string.h>
 
 #define CC_DEVICE inline
-#define CC_MOVER inline
 #define CC_HOST_DEVICE inline
+#define CC_CALLED inline
+#define CC_HOST_DEVICE_CALLED inline
 #define CC_UNROLL
 #define CC_KERNEL(name) extern "C" void name(const cc_args* args, [[maybe_unused]] int cc_bx, [[maybe_unused]] int cc_by)
 #define CC_TABLE static const
@@ -315,7 +319,7 @@ CC_HOST_DEVICE long long cc_sync_sent(const cc_args* a, int ch, int dst) {
 
 // First element of part `index` when `count` elements are split into `parts`
 // nearly equal parts (index == parts gives count).
-CC_HOST_DEVICE long long cc_part_begin(long long count, long long parts, long long index) {
+CC_HOST_DEVICE_CALLED long long cc_part_begin(long long count, long long parts, long long index) {
   return index * count / parts;
 }
 
@@ -376,7 +380,7 @@ CC_DEVICE void cc_end(const cc_args*, int) { cc_barrier(); }
 
 // Peer buffer, once the peer has entered this epoch (so a fast rank never
 // writes into a peer still in the previous launch).
-template <class T> CC_DEVICE T* cc_peer_buf(const cc_args* args, int rank, int peer, int kind) {
+template <class T> CC_CALLED T* cc_peer_buf(const cc_args* args, int rank, int peer, int kind) {
   (void)rank;
   if (cc_tid() == 0) cc_detail::spin_until_geq(args, &args->sync[peer][0], args->epoch);
   cc_barrier();
@@ -386,7 +390,7 @@ template <class T> CC_DEVICE T* cc_peer_buf(const cc_args* args, int rank, int p
 // Wait for the next message from `src` on channel `ch`; its data is visible to
 // the whole block afterwards. (`seen` is stored atomically: under LL,
 // senders read it for flow control; a signal carries no data to order.)
-CC_DEVICE void cc_wait_recv(const cc_args* args, int rank, int ch, int src) {
+CC_CALLED void cc_wait_recv(const cc_args* args, int rank, int ch, int src) {
   if (cc_tid() == 0) {
     cc_u64* s = args->sync[rank];
     const cc_u64 want = s[cc_sync_seen(args, ch, src)] + 1;
@@ -397,7 +401,7 @@ CC_DEVICE void cc_wait_recv(const cc_args* args, int rank, int ch, int src) {
 }
 
 // Publish this block's writes to `dst` and count one more message to it on `ch`.
-CC_DEVICE void cc_post_send(const cc_args* args, int rank, int ch, int dst) {
+CC_CALLED void cc_post_send(const cc_args* args, int rank, int ch, int dst) {
   cc_barrier();
   if (cc_tid() == 0) {
     // The release is cumulative: after the barrier it covers the writes of
@@ -471,7 +475,7 @@ CC_DEVICE void scalar(const F& f, D* dst, D* dst2, const A* a, const B* b, long 
 // dst[i] = f(a[i], b[i]) (also dst2[i] when dst2), i strided over the block.
 // Unary movers pass b == a; the unused load is dead code.
 template <class F, class D, class A, class B>
-CC_MOVER void elementwise(const F f, D* dst, D* dst2, const A* a, const B* b, long long n) {
+CC_CALLED void elementwise(const F f, D* dst, D* dst2, const A* a, const B* b, long long n) {
 #ifdef CC_CUDA
   long long body;
   const long long head = vector_head(dst, dst2, a, b, n, body);
