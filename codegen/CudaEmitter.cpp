@@ -137,12 +137,12 @@ private:
   void printStep(Operation *op);
   /// The tasks of shared body `index`: one body over each one's row.
   void printSharedBody(size_t index);
-  /// The map of `attribute` (a peer, or a part with index `map`) of the
-  /// step being printed, with a shared body's constants as symbols.
-  AffineMap mapOf(Attribute attribute, AffineMap map) {
+  /// The map of `attribute` of `op` (a step's peer or part, a loop's
+  /// bounds), with a shared body's constants as symbols.
+  AffineMap mapOf(Operation *op, Attribute attribute, AffineMap map) {
     if (!shared)
       return map;
-    return shared->maps.at({step, attribute});
+    return shared->maps.at({op, attribute});
   }
   /// Declares `<name>_b` (first element) and `<name>_n` (count) of a part.
   void declarePart(StringRef name, PartAttr part);
@@ -353,13 +353,8 @@ void KernelPrinter::printMetadata() {
 
 void KernelPrinter::declarePart(StringRef name, PartAttr part) {
   int64_t count = program.getCount(part.getBuffer());
-  std::string index = cExpr(part.getIndex().getResult(0));
-  std::string parts = cExpr(getAffineConstantExpr(part.getParts(), part.getContext()));
-  if (shared) { // a shared body's (index, parts)
-    AffineMap map = shared->maps.at({step, part});
-    index = cExpr(map.getResult(0));
-    parts = cExpr(map.getResult(1));
-  }
+  AffineMap map = mapOf(step, part, ccopt::partMap(part));
+  std::string index = cExpr(map.getResult(0)), parts = cExpr(map.getResult(1));
   os << "const long long " << name << "_i = " << index << ";\n";
   os << "const long long " << name << "_b = cc_part_begin(" << count << "LL, " << parts
      << ", " << name << "_i);\n";
@@ -414,7 +409,7 @@ void KernelPrinter::printReduce(StringRef dst, StringRef dst2, StringRef lhs,
 
 void KernelPrinter::printStep(Operation *op) {
   auto peer = [&](StringRef name, AffineMapAttr map) {
-    std::string position = cExpr(mapOf(map, map.getValue()).getResult(0));
+    std::string position = cExpr(mapOf(step, map, map.getValue()).getResult(0));
     os << "const long long " << name << " = "
        << (taskTable.empty() ? position : taskTable + "[" + position + "]")
        << ";\n";
@@ -572,11 +567,9 @@ void KernelPrinter::printBlock(Block &block) {
   for (Operation &op : block) {
     if (auto loop = dyn_cast<LoopOp>(op)) {
       std::string iv = "i" + std::to_string(++depth);
+      AffineMap bounds = mapOf(loop, loop.getUpperAttr(), ccopt::loopBounds(loop));
       auto bound = [&](unsigned which) { // a shared body's may differ by task
-        AffineExpr expr =
-            shared ? shared->maps.at({loop, loop.getUpperAttr()}).getResult(which)
-                   : getAffineConstantExpr(which ? loop.getUpper() : loop.getLower(),
-                                           loop.getContext());
+        AffineExpr expr = bounds.getResult(which);
         auto constant = dyn_cast<AffineConstantExpr>(expr);
         return constant ? std::to_string(constant.getValue()) : cExpr(expr);
       };

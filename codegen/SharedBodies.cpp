@@ -11,6 +11,19 @@
 using namespace mlir;
 using namespace mlir::sched;
 
+AffineMap ccopt::partMap(PartAttr part) {
+  return part.getIndex().insertResult(
+      getAffineConstantExpr(part.getParts(), part.getContext()), 1);
+}
+
+AffineMap ccopt::loopBounds(LoopOp loop) {
+  MLIRContext *ctx = loop.getContext();
+  return AffineMap::get(0, 0,
+                        {getAffineConstantExpr(loop.getLower(), ctx),
+                         getAffineConstantExpr(loop.getUpper(), ctx)},
+                        ctx);
+}
+
 namespace {
 
 /// `expr` with each constant, left to right, replaced by `constant(value)`.
@@ -70,11 +83,7 @@ void walkBody(Block &block, function_ref<void(Word)> shape,
       if (op == step)
         return;
       step = op;
-      return onMap(op, loop.getUpperAttr(),
-                   AffineMap::get(0, 0,
-                                  {getAffineConstantExpr(loop.getLower(), op->getContext()),
-                                   getAffineConstantExpr(loop.getUpper(), op->getContext())},
-                                  op->getContext()));
+      return onMap(op, loop.getUpperAttr(), ccopt::loopBounds(loop));
     }
     if (op != step) {
       step = op;
@@ -88,10 +97,7 @@ void walkBody(Block &block, function_ref<void(Word)> shape,
       return onMap(op, value, map.getValue());
     if (auto part = dyn_cast_if_present<PartAttr>(value)) {
       shape(static_cast<Word>(part.getBuffer()));
-      AffineMap index = part.getIndex();
-      return onMap(op, value,
-                   index.insertResult(getAffineConstantExpr(part.getParts(), op->getContext()),
-                                      1));
+      return onMap(op, value, ccopt::partMap(part));
     }
     shape(value ? word(value.getAsOpaquePointer()) : 0);
   });

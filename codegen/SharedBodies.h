@@ -36,6 +36,11 @@ struct SharedBody {
       maps;
 };
 
+/// A part's map as shared bodies table it: (index, number of parts).
+mlir::AffineMap partMap(mlir::sched::PartAttr part);
+/// A loop's bounds as shared bodies table them: (lower, upper).
+mlir::AffineMap loopBounds(mlir::sched::LoopOp loop);
+
 /// Groups of two or more tasks of `program` alike but for the constants of
 /// their maps and their rank orders: per-rank tasks, channel-wide tasks
 /// without a rank order, channel-wide tasks with one (each group of one

@@ -46,13 +46,11 @@ public:
   HierarchicalBuilder(OpBuilder &b, Location loc, ProgramOp program, int64_t G,
                       int64_t C, int64_t slots, int64_t subparts, int64_t channel,
                       const PipelinedPiece &piece, int64_t pieces, bool ringInNode)
-      : NodeMajorRanks(b.getContext(), program.getRanks(), G), b(b), loc(loc),
+      : NodeMajorRanks(b.getContext(), program.getRanks(), G, piece.dims - 1), b(b), loc(loc),
         C(C * pieces), slots(slots), K(subparts), ch(piece.index + channel * pieces),
         ringInNode(ringInNode),
         finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()),
-        roundOwn(static_cast<bool>(program.getWire())) {
-    outer = piece.dims - 1;
-  }
+        roundOwn(static_cast<bool>(program.getWire())) {}
 
   /// Phase 0, 1 or 2 (see above).
   void phase(int index, bool ringBetweenNodes) {

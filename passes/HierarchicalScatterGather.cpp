@@ -62,13 +62,11 @@ public:
                           const PipelinedPiece &piece, int64_t pieces, bool ringInNode,
                           ArrayRef<int64_t> order, bool sumEachBlockAsSent,
                           bool directBetweenNodes, bool allReduce = false)
-      : NodeMajorRanks(b.getContext(), program.getRanks(), P), b(b), loc(loc),
+      : NodeMajorRanks(b.getContext(), program.getRanks(), P, piece.dims - 1), b(b), loc(loc),
         C(C * pieces), scratchBlocks(scratchBlocks), ch(piece.index + channel * pieces),
         order(order), ringInNode(ringInNode), sumEachBlockAsSent(sumEachBlockAsSent),
         directBetweenNodes(directBetweenNodes), allReduce(allReduce),
-        finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()) {
-    outer = piece.dims - 1;
-  }
+        finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()) {}
 
   /// The exchange inside the node, the ring along the rail, or both
   /// interleaved step by step (one piece per channel: each ring step's

@@ -75,8 +75,11 @@ mlir::sched::LoopOp taskWithChunkLoop(mlir::OpBuilder &b, mlir::Location loc,
 /// expressions over d0 for the node-aware builders.
 class NodeMajorRanks {
 public:
-  NodeMajorRanks(mlir::MLIRContext *ctx, int64_t ranks, int64_t perNode)
-      : ctx(ctx), n(ranks), G(perNode), M(ranks / perNode) {}
+  /// `outer`: loops around the builder's steps (forEachPieceRound's: the
+  /// piece is an expression in d1 where 1), numbered before the builder's
+  /// own.
+  NodeMajorRanks(mlir::MLIRContext *ctx, int64_t ranks, int64_t perNode, unsigned outer = 0)
+      : ctx(ctx), n(ranks), G(perNode), M(ranks / perNode), outer(outer) {}
 
   mlir::AffineExpr rank() const { return mlir::getAffineDimExpr(0, ctx); }
   mlir::AffineExpr local() const { return rank() % G; }
@@ -107,9 +110,7 @@ public:
 protected:
   mlir::MLIRContext *ctx;
   int64_t n, G, M;
-  /// Loops around the builder's steps (forEachPieceRound's: the piece
-  /// is an expression in d1 where 1), numbered before the builder's own.
-  unsigned outer = 0;
+  unsigned outer;
 };
 
 /// The pieces channel `channel` cuts its share in where `pieces` is the
@@ -123,11 +124,11 @@ protected:
 int64_t spreadPieces(int64_t channel, int64_t pieces, int64_t most);
 
 /// `sched.loop lower to upper` around what `body` builds (nothing when the
-/// range is empty); `b` comes back to where it was.
+/// range is empty, unless `keepEmpty`); `b` comes back to where it was.
 template <typename Fn>
 void buildLoop(mlir::OpBuilder &b, mlir::Location loc, int64_t lower,
-               int64_t upper, Fn body) {
-  if (upper <= lower)
+               int64_t upper, Fn body, bool keepEmpty = false) {
+  if (upper <= lower && !keepEmpty)
     return;
   auto loop = mlir::sched::LoopOp::create(b, loc, lower, upper);
   loop.getBody().emplaceBlock();
@@ -184,14 +185,14 @@ void forEachPieceRound(mlir::OpBuilder &b, mlir::Location loc, int64_t channel,
   };
   for (int64_t r = 0; r < steady; ++r)
     round(r, false);
-  if (looped) {
-    auto loop = mlir::sched::LoopOp::create(b, loc, 0, iterations);
-    loop.getBody().emplaceBlock();
-    mlir::OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&loop.getBody().front());
-    for (int64_t u = 0; u < period; ++u)
-      round(steady + u, true);
-  }
+  if (looped)
+    buildLoop(
+        b, loc, 0, iterations,
+        [&] {
+          for (int64_t u = 0; u < period; ++u)
+            round(steady + u, true);
+        },
+        /*keepEmpty=*/true);
   for (int64_t r = steady + iterations * period; r < rounds; ++r)
     round(r, false);
 }
