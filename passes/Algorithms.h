@@ -281,10 +281,17 @@ mlir::sched::ProgramOp buildDisseminationBarrier(mlir::OpBuilder &b,
 
 /// NVLS all-reduce (in-switch reduction on Hopper NVSwitch): every rank
 /// reduces its part through the switch, stores it to all ranks at once,
-/// then signals everyone. Simulated only (no CUDA emission yet).
+/// then signals everyone.
 mlir::sched::ProgramOp buildNvlsAllReduce(mlir::OpBuilder &b, mlir::Location loc,
                                           llvm::StringRef name,
                                           const AllReduceShape &shape,
+                                          int64_t chunks, int64_t channels);
+
+/// NVLS broadcast: the root stores its buffer into every rank's at once
+/// through the switch (multimem st), then signals everyone.
+mlir::sched::ProgramOp buildNvlsBroadcast(mlir::OpBuilder &b, mlir::Location loc,
+                                          llvm::StringRef name,
+                                          const AllReduceShape &shape, int64_t root,
                                           int64_t chunks, int64_t channels);
 
 /// Trees as parent arrays: parent[r] of schedule rank r (-1: the root).

@@ -23,15 +23,8 @@ struct AssignWorld : ccopt::impl::CclAssignWorldBase<AssignWorld> {
       return signalPassFailure();
     machine = std::move(*loaded);
     getOperation().walk([&](ccl::ProgramOp program) {
-      if (auto world = program.getWorld()) {
-        if (machine && static_cast<int64_t>(*world) > machine->ranks()) {
-          program.emitError("program world of ")
-              << *world << " ranks does not fit on " << machine->name << " x "
-              << machine->nodes << " (" << machine->ranks() << " GPUs)";
-          signalPassFailure();
-        }
-        return;
-      }
+      if (program.getWorld())
+        return; // machineFromOptions checked that it fits
       if (!machine) {
         program.emitError("the world size is unknown: give a machine (--topo) "
                           "or write world(N) on the program");

@@ -93,7 +93,7 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
   static const StringRef broadcast[] = {"chain",           "direct",
                                         "binomial",        "scatter_allgather",
                                         "chain_sockets",   "hierarchical",
-                                        "hierarchical_tree"};
+                                        "hierarchical_tree", "nvls"};
   static const StringRef reduce[] = {"chain", "direct", "binomial", "chain_sockets"};
   static const StringRef allToAll[] = {"pairwise", "direct", "hierarchical", "relay"};
   static const StringRef pointToPoint[] = {"direct"};
@@ -126,7 +126,7 @@ std::string algorithmUnsupported(const Collective &c, StringRef algorithm,
             std::to_string(n))
         .str();
   if (algorithm == "nvls") {
-    // The NVSwitch of one node reduces, in buffers it can reach.
+    // The NVSwitch of one node reduces and multicasts, in buffers it can reach.
     bool oneSwitch = machine && machine->nvls && n > 1 && llvm::all_of(ranks, [&](int r) {
                        return machine->nodeOf(r) == machine->nodeOf(ranks.front()) &&
                               machine->nvSwitchLinks(r);
@@ -139,7 +139,11 @@ std::string algorithmUnsupported(const Collective &c, StringRef algorithm,
              "switch reaches only memory bound to a multicast object";
     if (c.shape.narrowWire())
       return "nvls sends the element type (no compress)";
-    if (!sched::multimemReduces(c.shape.elementType, c.shape.redop))
+    if (kind == K::Broadcast && !sched::multimemReduces(c.shape.elementType,
+                                                        ccl::ReductionKind::Sum))
+      return "the NVSwitch stores no words of this element type (nvls: f32, f64, f16, "
+             "bf16 and 32/64-bit integers)";
+    if (kind == K::AllReduce && !sched::multimemReduces(c.shape.elementType, c.shape.redop))
       return ("the NVSwitch has no " + ccl::stringifyReductionKind(c.shape.redop) +
               " of this element type (nvls: sums of f32, f64, f16, bf16 and 32/64-bit "
               "integers; min and max of f16, bf16 and the integers)")
@@ -413,6 +417,8 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
     if (algorithm == "binomial")
       return buildBinomialBroadcast(b, loc, name, shape, c.root, reduce, chunks,
                                     channels);
+    if (algorithm == "nvls")
+      return buildNvlsBroadcast(b, loc, name, shape, c.root, chunks, channels);
     if (algorithm == "scatter_allgather")
       return buildScatterAllGatherBroadcast(b, loc, name, shape, c.root, channels);
     if (algorithm.starts_with("hierarchical"))

@@ -35,7 +35,8 @@ struct PipelineOptions {
 void buildDefaultPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// The machine pass options name (none when both are empty); on a bad name
-/// or file, an error on `anchor` and failure.
+/// or file, or a ccl.program under `anchor` whose world outgrows it, an
+/// error and failure.
 mlir::FailureOr<std::optional<topo::Machine>>
 machineFromOptions(mlir::Operation *anchor, llvm::StringRef topo,
                    llvm::StringRef topoFile, int nodes);

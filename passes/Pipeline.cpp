@@ -44,5 +44,18 @@ ccopt::machineFromOptions(mlir::Operation *anchor, llvm::StringRef topo,
     anchor->emitError(llvm::toString(loaded.takeError()));
     return mlir::failure();
   }
+  // Every pass that takes a machine places ranks on it.
+  bool fits = true;
+  anchor->walk([&](mlir::ccl::ProgramOp program) {
+    auto world = program.getWorld();
+    if (world && static_cast<int64_t>(*world) > loaded->ranks()) {
+      program.emitError("program world of ")
+          << *world << " ranks does not fit on " << loaded->name << " x " << loaded->nodes
+          << " (" << loaded->ranks() << " GPUs)";
+      fits = false;
+    }
+  });
+  if (!fits)
+    return mlir::failure();
   return std::optional<topo::Machine>(std::move(*loaded));
 }

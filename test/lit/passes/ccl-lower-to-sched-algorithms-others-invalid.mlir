@@ -2,7 +2,7 @@
 // RUN: not ccopt %s --ccl-lower-to-sched 2>&1 | FileCheck %s
 // RUN: not ccopt %s --ccl-lower-to-sched="topo=a100x8 nodes=2" 2>&1 | FileCheck %s --check-prefix=NODES
 // CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown reduce_scatter algorithm 'tree' (expected one of: ring, direct, hierarchical, relay, staggered_ring, ring_sockets, hierarchical_sockets, hierarchical_direct)
-// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown broadcast algorithm 'ring' (expected one of: chain, direct, binomial, scatter_allgather, chain_sockets, hierarchical, hierarchical_tree)
+// CHECK: others-invalid.mlir:[[# @LINE + 5]]:3: error: unknown broadcast algorithm 'ring' (expected one of: chain, direct, binomial, scatter_allgather, chain_sockets, hierarchical, hierarchical_tree, nvls)
 ccl.program @q world(4) {
   %big = ccl.buffer "big" : !ccl.buffer<256xf32>
   %small = ccl.buffer "small" : !ccl.buffer<64xf32>

@@ -1,4 +1,4 @@
-// Every reason NVLS cannot build an all-reduce is a located error.
+// Every reason NVLS cannot build an all-reduce or a broadcast is a located error.
 // RUN: ccopt %s --split-input-file --verify-diagnostics --ccl-lower-to-sched="topo=h100x8"
 // RUN: not ccopt %s --ccl-lower-to-sched="topo=a100x8" 2>&1 | FileCheck %s --check-prefix=NO-NVLS
 
@@ -49,4 +49,29 @@ ccl.program @alone world(8) {
   %g = ccl.buffer "g" multicast : !ccl.buffer<64xf32>
   // expected-error @+1 {{nvls needs at least 2 ranks on one node}}
   ccl.all_reduce sum %g -> %g group @one {algorithm = "nvls"} : !ccl.buffer<64xf32> -> !ccl.buffer<64xf32>
+}
+
+// -----
+
+ccl.program @ordinaryBroadcast world(8) {
+  %g = ccl.buffer "g" : !ccl.buffer<64xf32>
+  // expected-error @+1 {{nvls needs multicast buffers}}
+  ccl.broadcast %g -> %g root 0 {algorithm = "nvls"} : !ccl.buffer<64xf32> -> !ccl.buffer<64xf32>
+}
+
+// -----
+
+ccl.program @byteBroadcast world(8) {
+  %g = ccl.buffer "g" multicast : !ccl.buffer<64xi8>
+  // expected-error @+1 {{the NVSwitch stores no words of this element type (nvls: f32, f64, f16, bf16 and 32/64-bit integers)}}
+  ccl.broadcast %g -> %g root 0 {algorithm = "nvls"} : !ccl.buffer<64xi8> -> !ccl.buffer<64xi8>
+}
+
+// -----
+
+ccl.program @broadcastAlone world(8) {
+  ccl.group @one ranks [5]
+  %g = ccl.buffer "g" multicast : !ccl.buffer<64xf32>
+  // expected-error @+1 {{nvls needs at least 2 ranks on one node}}
+  ccl.broadcast %g -> %g root 0 group @one {algorithm = "nvls"} : !ccl.buffer<64xf32> -> !ccl.buffer<64xf32>
 }

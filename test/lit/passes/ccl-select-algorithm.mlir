@@ -4,7 +4,7 @@
 // RUN: ccopt %S/Inputs/all-reduce-1024-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=a100x8 nodes=128" | FileCheck %s --check-prefix=HUGE
 // RUN: ccopt %S/Inputs/pcie-socket-collectives.mlir --topo pcie4x8 | FileCheck %s --check-prefix=SOCKETS
 // RUN: ccopt %S/Inputs/all-reduce-1gib-16-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=v100x8 nodes=2" | FileCheck %s --check-prefix=RAILS
-// RUN: ccopt %S/Inputs/nvls-all-reduces.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=NVLS
+// RUN: ccopt %S/Inputs/nvls-collectives.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=NVLS
 // RUN: ccopt %S/Inputs/reduce-scatter-256mib.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=STAGGER
 // RUN: ccopt %S/Inputs/reduce-scatter-256mib.mlir --emit=mlir --ccl-select-algorithm="topo=v100x8" | FileCheck %s --check-prefix=CUBE
 // RUN: ccopt %S/Inputs/all-reduce-1gib-32-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=pcie4x8 nodes=4" | FileCheck %s --check-prefix=PCIE-NODES
@@ -31,6 +31,11 @@
 // NVLS-SAME: runner_up = "ring"
 // NVLS: ccl.all_reduce sum %o -> %o {algorithm = "ring"
 // NVLS: ccl.all_reduce prod %m -> %m {algorithm = "ring"
+// A broadcast into multicast buffers: the root's stores through the switch
+// (its link carries the buffer once, no chain to fill); a chain elsewhere.
+// NVLS: ccl.broadcast %bm -> %bm root 3 {algorithm = "nvls", channels = {{16|32}} : i64
+// NVLS-SAME: runner_up = "chain"
+// NVLS: ccl.broadcast %bo -> %bo root 3 {algorithm = "chain"
 
 // On one NVSwitch node the ring's 32 channels in lock-step would leave the
 // links idle together between steps and during the final reductions; odd

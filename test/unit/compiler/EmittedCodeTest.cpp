@@ -88,8 +88,9 @@ TEST(EmittedCode, LLCompilesWithNvrtcForAmpereAndHopper) {
 
 // NVLS kernels: multimem load-reduce and store (one word, four words, and
 // the lone f16/bf16 at a part's edge) of every type and operator the
-// switch has; ptxas (NVRTC's CUBIN) checks each instruction against sm_90.
-// For sm_80 they compile to a trap (NVLS runs on Hopper only).
+// switch has, and the broadcast's stores from the root's input; ptxas
+// (NVRTC's CUBIN) checks each instruction against sm_90. For sm_80 they
+// compile to a trap (NVLS runs on Hopper only).
 TEST(EmittedCode, NvlsCompilesWithNvrtcForHopper) {
 #ifndef CCOPT_HAVE_NVRTC
   GTEST_SKIP() << "no NVRTC in this build (CUDA toolkit missing)";
@@ -109,11 +110,17 @@ TEST(EmittedCode, NvlsCompilesWithNvrtcForHopper) {
       text += "  " + b + " = ccl.buffer \"" + b.substr(1) + "\" multicast : " + buf + "\n";
       text += "  ccl.all_reduce " + std::string(redop) + " " + a + " -> " + b +
               " {algorithm = \"nvls\"} : " + buf + " -> " + buf + "\n";
+      if (std::string(redop) == "sum")
+        text += "  ccl.broadcast " + a + " -> " + b + " root 5 {algorithm = \"nvls\"} : " + buf +
+                " -> " + buf + "\n";
     }
   text += "}\n";
   auto compiled = ccopt::test::compile(context, text, {"h100x8", "", 1, 1, 2});
   ASSERT_TRUE(compiled.module) << compiled.error;
   ASSERT_NE(compiled.cuda.find("cc_multimem_reduce<cc_op_max>"), std::string::npos);
+  ASSERT_NE(compiled.cuda.find("algorithm=nvls protocol=simple mailbox=0 multicast=1"),
+            std::string::npos);
+  ASSERT_NE(compiled.cuda.find("collective=broadcast"), std::string::npos);
   EXPECT_EQ(index, 28);
   for (int arch : {80, 90}) {
     auto result = ccopt::rt::compileWithNvrtc(compiled.cuda, "nvls.cu", arch);

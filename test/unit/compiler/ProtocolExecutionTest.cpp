@@ -579,6 +579,47 @@ TEST_F(ProtocolExecution, SwitchReductionsOnRandomCases) {
   runAll(text, {"h100x8", "", 1, 0, 0}, index, sched::ProtocolKind::Simple);
 }
 
+// NVLS broadcasts on h100x8: the root's stores through the switch, run by
+// the host backend into every rank's buffer, on random worlds, subgroups,
+// roots, counts, channels and pieces, in and out of place, for every type
+// the switch stores.
+TEST_F(ProtocolExecution, SwitchBroadcastsOnRandomCases) {
+  std::mt19937 rng(20261207);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int64_t primes[] = {2, 3, 13, 127, 1021};
+  std::string text;
+  int index = 0;
+  for (const char *type : kTypes)
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      Type element = mlir::parseType(type, &context);
+      if (!sched::multimemReduces(element, ccl::ReductionKind::Sum))
+        continue;
+      bool grouped = repeat == 1;
+      int n = grouped ? pick(2, 7) : 8;
+      std::vector<int> ranks(8);
+      std::iota(ranks.begin(), ranks.end(), 0);
+      std::shuffle(ranks.begin(), ranks.end(), rng);
+      ranks.resize(n);
+      int64_t m = pick(0, 3) == 0 ? 1 : pick(0, 1) ? primes[pick(0, 4)] : pick(2, 5000);
+      bool inPlace = pick(0, 1) == 1;
+      std::string buf = bufferType(m, type);
+      text += llvm::formatv("ccl.program @b{0} world(8) {{\n", index);
+      if (grouped)
+        text += "  ccl.group @g ranks [" +
+                llvm::join(llvm::map_range(ranks, [](int r) { return std::to_string(r); }), ", ") +
+                "]\n";
+      text += llvm::formatv(
+          "  %a = ccl.buffer \"a\" multicast : {0}\n  %b = ccl.buffer \"b\" multicast : {0}\n"
+          "  ccl.broadcast %a -> {1} root {2}{3} {{algorithm = \"nvls\", channels = {4} : i64, "
+          "chunks = {5} : i64} : {0} -> {0}\n}\n",
+          buf, inPlace ? "%a" : "%b", pick(0, n - 1), grouped ? " group @g" : "", pick(1, 4),
+          pick(1, 3));
+      ++index;
+    }
+  EXPECT_EQ(index, 14);
+  runAll(text, {"h100x8", "", 1, 0, 0}, index, sched::ProtocolKind::Simple);
+}
+
 // Pipelines longer than the mailbox (kLLSlots per channel and sender):
 // senders wait for their receivers to consume, and nothing deadlocks or
 // arrives wrong.
