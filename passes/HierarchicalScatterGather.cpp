@@ -40,8 +40,8 @@
 // the reduce-scatter's, n + N - 1 blocks, where the direct all-reduce's
 // node phase takes P copies of the whole buffer. Its first and last pieces
 // are cut in two, so that the pipeline fills and drains on half a piece
-// while the others' phases keep the links busy (the halves alone lose by
-// that: their two phases overlap less).
+// while the others' phases keep the links busy; the all-gather alone cuts
+// its first (the reduce-scatter's two phases overlap less for it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -362,6 +362,34 @@ void HierarchicalHalfBuilder::allGather(Phase phase) {
     });
 }
 
+/// A channel's share in Q pieces, the first (`head`) and the last (`tail`)
+/// cut in two where there are 4 pieces or more, of 2 elements or more, so
+/// that the pipeline fills or drains on half a piece while the other
+/// channels' phases keep the links busy. In order; halves 2s and 2s + 1 of
+/// the share cut in 2Q make up piece s.
+struct TaperedPieces {
+  TaperedPieces(int64_t Q, int64_t elements, bool head, bool tail)
+      : Q(Q), head(head && Q >= 4 && elements >= 2 * Q),
+        tail(tail && Q >= 4 && elements >= 2 * Q) {}
+  int64_t size() const { return Q + head + tail; }
+  /// Pieces [first(), last()) are whole, alike but for their index.
+  int64_t first() const { return head ? 2 : 0; }
+  int64_t last() const { return first() + Q - head - tail; }
+  /// Piece s as (its index, the pieces its share is cut in).
+  std::pair<AffineExpr, int64_t> operator[](AffineExpr s) const {
+    auto c = dyn_cast<AffineConstantExpr>(s);
+    if (c && c.getValue() < first())
+      return {s, 2 * Q};
+    if (c && c.getValue() >= last())
+      return {s + (2 * Q - size()), 2 * Q};
+    return {s - first() + head, Q};
+  }
+
+private:
+  int64_t Q;
+  bool head, tail;
+};
+
 enum class Half { ReduceScatter, AllGather };
 
 ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half half,
@@ -399,9 +427,16 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
     ArrayRef<int64_t> order =
         buildTask(b, loc, program, ch, orders).getRankMap().value_or(ArrayRef<int64_t>());
     int64_t Qc = spreadPieces(ch, Q, m / C);
+    // The all-gather starts on the network: half a first piece starts the
+    // node's phase, on the busier NVLink, sooner (a100x8 x2 256 MiB 1072.7
+    // -> 1040.6 us). The reduce-scatter's halves at either end measured
+    // slower as often as faster (a100x8 x4 512 MiB 2279 -> 2347 us).
+    TaperedPieces pieces(Qc, m / C, /*head=*/!scatter, /*tail=*/false);
     auto build = [&](const PipelinedPiece &piece, HierarchicalHalfBuilder::Phase phase) {
-      HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch, piece, Qc,
-                                      ringInNode, order, (ch / 2 + piece.residue) % 2,
+      auto [index, of] = pieces[piece.index];
+      HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch,
+                                      {index, piece.residue, piece.dims}, of, ringInNode,
+                                      order, (ch / 2 + piece.residue) % 2,
                                       directBetweenNodes);
       scatter ? builder.reduceScatter(phase) : builder.allGather(phase);
     };
@@ -414,33 +449,12 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
     using Phase = HierarchicalHalfBuilder::Phase;
     Phase phases[] = {scatter ? Phase::Node : Phase::Rail,
                       scatter ? Phase::Rail : Phase::Node};
-    forEachPieceRound(b, loc, ch, Qc, 2, 0, Qc, 2, /*fewer=*/Qc < Q,
+    forEachPieceRound(b, loc, ch, pieces.size(), 2, pieces.first(), pieces.last(), 2,
+                      /*fewer=*/Qc < Q,
                       [&](const PipelinedPiece &piece, int phase) { build(piece, phases[phase]); });
   }
   return program;
 }
-
-/// A channel's share in Q pieces, the first and the last cut in two (where
-/// there are 4 pieces or more, of 2 elements or more): Q + 2 pieces, in
-/// order; halves 2s and 2s + 1 of the share cut in 2Q make up piece s.
-struct TaperedPieces {
-  TaperedPieces(int64_t Q, int64_t elements) : Q(Q), tapered(Q >= 4 && elements >= 2 * Q) {}
-  int64_t size() const { return tapered ? Q + 2 : Q; }
-  /// Pieces [first(), last()) are whole, alike but for their index.
-  int64_t first() const { return tapered ? 2 : 0; }
-  int64_t last() const { return Q; }
-  /// Piece s as (its index, the pieces its share is cut in).
-  std::pair<AffineExpr, int64_t> operator[](AffineExpr s) const {
-    auto c = dyn_cast<AffineConstantExpr>(s);
-    if (tapered && c && (c.getValue() < first() || c.getValue() >= last()))
-      return {c.getValue() < first() ? s : s + (Q - 2), 2 * Q};
-    return {tapered ? s - 1 : s, Q};
-  }
-
-private:
-  int64_t Q;
-  bool tapered;
-};
 
 } // namespace
 
@@ -469,7 +483,7 @@ ProgramOp ccopt::buildHierarchicalAllReduceByHalves(OpBuilder &b, Location loc,
   using Phase = HierarchicalHalfBuilder::Phase;
   for (int64_t ch = 0; ch < C; ++ch) {
     int64_t Qc = spreadPieces(ch, Q, m / C);
-    TaperedPieces pieces(Qc, m / C);
+    TaperedPieces pieces(Qc, m / C, /*head=*/true, /*tail=*/true);
     buildTask(b, loc, program, ch, {});
     forEachPieceRound(b, loc, ch, pieces.size(), 3, pieces.first(), pieces.last(), 2,
                       /*fewer=*/Qc < Q, [&](const PipelinedPiece &s, int phase) {
