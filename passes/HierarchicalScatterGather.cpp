@@ -429,9 +429,13 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
     int64_t Qc = spreadPieces(ch, Q, m / C);
     // The all-gather starts on the network: half a first piece starts the
     // node's phase, on the busier NVLink, sooner (a100x8 x2 256 MiB 1072.7
-    // -> 1040.6 us). The reduce-scatter's halves at either end measured
-    // slower as often as faster (a100x8 x4 512 MiB 2279 -> 2347 us).
-    TaperedPieces pieces(Qc, m / C, /*head=*/!scatter, /*tail=*/false);
+    // -> 1040.6 us). So does the reduce-scatter's where its node phase is
+    // an NVLink ring, P - 1 hops before the network gets work (v100x8 x2
+    // 256 MiB 3031 -> 2956 us); elsewhere its halves at either end measured
+    // slower as often as faster (a100x8 x4 512 MiB 2279 -> 2347 us; a
+    // PCIe node's socket ring 10745 -> 10776).
+    bool halveFirst = !scatter || (ringInNode && groupOrder.empty());
+    TaperedPieces pieces(Qc, m / C, halveFirst, /*tail=*/false);
     auto build = [&](const PipelinedPiece &piece, HierarchicalHalfBuilder::Phase phase) {
       auto [index, of] = pieces[piece.index];
       HierarchicalHalfBuilder builder(b, loc, program, P, C, scratchBlocks, ch,
