@@ -540,84 +540,81 @@ TEST_F(ProtocolExecution, RelayedCollectivesInLL) {
   runAll(text, {"v100x8", "", 1, /*chunks=*/1, /*channels=*/int64_t(1 + index % 3)}, index);
 }
 
-// NVLS on h100x8: reductions and stores in the switch, run by the host
-// backend over every rank's buffers (the switch's sum, min and max), on
-// random worlds, subgroups, counts, channels and pieces, in and out of
-// place, for every type and operator the switch has.
-TEST_F(ProtocolExecution, SwitchReductionsOnRandomCases) {
-  std::mt19937 rng(20261130);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  const int64_t primes[] = {2, 3, 13, 127, 1021};
+/// Random programs for the NVSwitch on one h100x8 node: each on all 8
+/// GPUs or on a shuffled group of 2-7 of them, over multicast buffers of a
+/// random count (1, a prime or up to 5000), in or out of place, with the
+/// collective on 1-4 channels in 1-3 pieces.
+class SwitchCases {
+public:
+  explicit SwitchCases(unsigned seed) : rng(seed) {}
+  int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+
+  /// A program whose collective `op(ranks, dst, attrs)` writes (its
+  /// operands %a -> dst, then attrs, then its types).
+  template <typename Op> void add(llvm::StringRef type, bool grouped, Op op) {
+    const int64_t primes[] = {2, 3, 13, 127, 1021};
+    int n = grouped ? pick(2, 7) : 8;
+    std::vector<int> ranks(8);
+    std::iota(ranks.begin(), ranks.end(), 0);
+    std::shuffle(ranks.begin(), ranks.end(), rng);
+    ranks.resize(n);
+    int64_t m = pick(0, 3) == 0 ? 1 : pick(0, 1) ? primes[pick(0, 4)] : pick(2, 5000);
+    std::string buf = bufferType(m, type);
+    text += llvm::formatv("ccl.program @s{0} world(8) {{\n", programs++);
+    if (grouped)
+      text += "  ccl.group @g ranks [" +
+              llvm::join(llvm::map_range(ranks, [](int r) { return std::to_string(r); }), ", ") +
+              "]\n";
+    std::string attrs = llvm::formatv("{0}{{algorithm = \"nvls\", channels = {1} : i64, chunks = "
+                                      "{2} : i64}",
+                                      grouped ? "group @g " : "", pick(1, 4), pick(1, 3));
+    text += llvm::formatv("  %a = ccl.buffer \"a\" multicast : {0}\n"
+                          "  %b = ccl.buffer \"b\" multicast : {0}\n"
+                          "  {1} : {0} -> {0}\n}\n",
+                          buf, op(n, pick(0, 1) ? "%a" : "%b", attrs));
+  }
+
   std::string text;
-  int index = 0;
+  int programs = 0;
+
+private:
+  std::mt19937 rng;
+};
+
+// NVLS on h100x8: reductions and stores in the switch, run by the host
+// backend over every rank's buffers (the switch's sum, min and max), for
+// every type and operator the switch has.
+TEST_F(ProtocolExecution, SwitchReductionsOnRandomCases) {
+  SwitchCases cases(20261130);
   for (const char *type : kTypes)
     for (const char *redop : {"sum", "avg", "min", "max", "prod"}) {
       Type element = mlir::parseType(type, &context);
       if (!sched::multimemReduces(element, *ccl::symbolizeReductionKind(redop)))
         continue;
-      bool grouped = pick(0, 1) == 1;
-      int n = grouped ? pick(2, 7) : 8;
-      std::vector<int> ranks(8);
-      std::iota(ranks.begin(), ranks.end(), 0);
-      std::shuffle(ranks.begin(), ranks.end(), rng);
-      ranks.resize(n);
-      int64_t m = pick(0, 3) == 0 ? 1 : pick(0, 1) ? primes[pick(0, 4)] : pick(2, 5000);
-      bool inPlace = pick(0, 1) == 1;
-      std::string buf = bufferType(m, type);
-      text += llvm::formatv("ccl.program @s{0} world(8) {{\n", index);
-      if (grouped)
-        text += "  ccl.group @g ranks [" +
-                llvm::join(llvm::map_range(ranks, [](int r) { return std::to_string(r); }), ", ") +
-                "]\n";
-      text += llvm::formatv(
-          "  %a = ccl.buffer \"a\" multicast : {0}\n  %b = ccl.buffer \"b\" multicast : {0}\n"
-          "  ccl.all_reduce {1} %a -> {2}{3} {{algorithm = \"nvls\", channels = {4} : i64, "
-          "chunks = {5} : i64} : {0} -> {0}\n}\n",
-          buf, redop, inPlace ? "%a" : "%b", grouped ? " group @g" : "", pick(1, 4), pick(1, 3));
-      ++index;
+      cases.add(type, cases.pick(0, 1) == 1, [&](int, llvm::StringRef dst, llvm::StringRef attrs) {
+        return llvm::formatv("ccl.all_reduce {0} %a -> {1} {2}", redop, dst, attrs).str();
+      });
     }
-  runAll(text, {"h100x8", "", 1, 0, 0}, index, sched::ProtocolKind::Simple);
+  runAll(cases.text, {"h100x8", "", 1, 0, 0}, cases.programs, sched::ProtocolKind::Simple);
 }
 
 // NVLS broadcasts on h100x8: the root's stores through the switch, run by
-// the host backend into every rank's buffer, on random worlds, subgroups,
-// roots, counts, channels and pieces, in and out of place, for every type
-// the switch stores.
+// the host backend into every rank's buffer, from random roots, for every
+// type the switch stores, on all 8 GPUs and on a group.
 TEST_F(ProtocolExecution, SwitchBroadcastsOnRandomCases) {
-  std::mt19937 rng(20261207);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  const int64_t primes[] = {2, 3, 13, 127, 1021};
-  std::string text;
-  int index = 0;
+  SwitchCases cases(20261207);
   for (const char *type : kTypes)
-    for (int repeat = 0; repeat < 2; ++repeat) {
-      Type element = mlir::parseType(type, &context);
-      if (!sched::multimemReduces(element, ccl::ReductionKind::Sum))
+    for (bool grouped : {false, true}) {
+      if (!sched::multimemReduces(mlir::parseType(type, &context), ccl::ReductionKind::Sum))
         continue;
-      bool grouped = repeat == 1;
-      int n = grouped ? pick(2, 7) : 8;
-      std::vector<int> ranks(8);
-      std::iota(ranks.begin(), ranks.end(), 0);
-      std::shuffle(ranks.begin(), ranks.end(), rng);
-      ranks.resize(n);
-      int64_t m = pick(0, 3) == 0 ? 1 : pick(0, 1) ? primes[pick(0, 4)] : pick(2, 5000);
-      bool inPlace = pick(0, 1) == 1;
-      std::string buf = bufferType(m, type);
-      text += llvm::formatv("ccl.program @b{0} world(8) {{\n", index);
-      if (grouped)
-        text += "  ccl.group @g ranks [" +
-                llvm::join(llvm::map_range(ranks, [](int r) { return std::to_string(r); }), ", ") +
-                "]\n";
-      text += llvm::formatv(
-          "  %a = ccl.buffer \"a\" multicast : {0}\n  %b = ccl.buffer \"b\" multicast : {0}\n"
-          "  ccl.broadcast %a -> {1} root {2}{3} {{algorithm = \"nvls\", channels = {4} : i64, "
-          "chunks = {5} : i64} : {0} -> {0}\n}\n",
-          buf, inPlace ? "%a" : "%b", pick(0, n - 1), grouped ? " group @g" : "", pick(1, 4),
-          pick(1, 3));
-      ++index;
+      cases.add(type, grouped, [&](int n, llvm::StringRef dst, llvm::StringRef attrs) {
+        return llvm::formatv("ccl.broadcast %a -> {0} root {1} {2}", dst, cases.pick(0, n - 1),
+                             attrs)
+            .str();
+      });
     }
-  EXPECT_EQ(index, 14);
-  runAll(text, {"h100x8", "", 1, 0, 0}, index, sched::ProtocolKind::Simple);
+  EXPECT_EQ(cases.programs, 14);
+  runAll(cases.text, {"h100x8", "", 1, 0, 0}, cases.programs, sched::ProtocolKind::Simple);
 }
 
 // Pipelines longer than the mailbox (kLLSlots per channel and sender):
