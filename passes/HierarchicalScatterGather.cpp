@@ -41,7 +41,8 @@
 // node phase takes P copies of the whole buffer. Its first and last pieces
 // are cut in two, so that the pipeline fills and drains on half a piece
 // while the others' phases keep the links busy; the all-gather alone cuts
-// its first (the reduce-scatter's two phases overlap less for it).
+// its first, and so does the reduce-scatter over a node's NVLink ring
+// (buildHierarchicalHalf says why).
 //
 //===----------------------------------------------------------------------===//
 

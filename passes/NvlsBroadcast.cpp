@@ -1,9 +1,9 @@
 //===- NvlsBroadcast.cpp - broadcast through the NVSwitch's multicast -----===//
 //
 // The root stores its buffer once into the multicast output (multimem st);
-// the switch writes every copy, so the root's link carries one buffer out
-// and every other rank's one in: the broadcast's bound, where a chain
-// forwards each piece through every GPU and pays its fill. A signal from
+// the switch writes every copy, so the root's NVLinks carry one buffer out
+// and every other rank's one in, the least a broadcast moves over them,
+// where a chain forwards each piece through every GPU and pays its fill. A signal from
 // the root per channel tells each rank that the channel's stores landed.
 // NCCL has no NVLS broadcast; this is the all-reduce's second half alone.
 //
