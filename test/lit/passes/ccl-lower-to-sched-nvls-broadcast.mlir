@@ -14,7 +14,7 @@
 // CHECK-NEXT: sched.multimem_store <input, (d0, d1) -> (d1), 6> -> <output, (d0, d1) -> (d1), 6>
 // CHECK-COUNT-3: sched.signal to
 // CHECK: sched.task channel 0 rank 3 {
-// CHECK-NEXT: sched.recv from #[[ROOT:[a-z0-9]+]]
+// CHECK-NEXT: sched.recv from #{{[a-z0-9]+}}
 // CHECK-NOT: sched.send
 // CHECK: sched.task channel 1 rank 2 {
 // CHECK-NEXT: sched.loop 0 to 3 {
