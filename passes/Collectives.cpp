@@ -139,8 +139,7 @@ std::string algorithmUnsupported(const Collective &c, StringRef algorithm,
              "switch reaches only memory bound to a multicast object";
     if (c.shape.narrowWire())
       return "nvls sends the element type (no compress)";
-    if (kind == K::Broadcast && !sched::multimemReduces(c.shape.elementType,
-                                                        ccl::ReductionKind::Sum))
+    if (kind == K::Broadcast && !sched::multimemStores(c.shape.elementType))
       return "the NVSwitch stores no words of this element type (nvls: f32, f64, f16, "
              "bf16 and 32/64-bit integers)";
     if (kind == K::AllReduce && !sched::multimemReduces(c.shape.elementType, c.shape.redop))

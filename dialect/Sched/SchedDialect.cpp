@@ -259,6 +259,10 @@ bool mlir::sched::multimemReduces(Type element, ccl::ReductionKind redop) {
          (sum || minMax);
 }
 
+bool mlir::sched::multimemStores(Type element) {
+  return element.getIntOrFloatBitWidth() >= 16;
+}
+
 /// The switch reaches only memory bound to a multicast object: the input
 /// and output of a `multicast` program; under Simple (its signals order the
 /// stores), in the element type.
@@ -273,7 +277,7 @@ static LogicalResult verifyMulticast(Operation *op, StringRef role, PartAttr par
   if (program.getWireType() != program.getElementType())
     return op->emitOpError("needs the element type on the wire, not ")
            << program.getWireType();
-  if (program.getElementType().getIntOrFloatBitWidth() < 16)
+  if (!multimemStores(program.getElementType()))
     return op->emitOpError("the switch moves no ") << program.getElementType()
                                                    << " (16-bit words at least)";
   if (program.getProtocolKind() != ProtocolKind::Simple)

@@ -34,6 +34,10 @@ bool hasMultimemSteps(ProgramOp program);
 /// max of all but f32 and f64; no products, no 8-bit types). Avg is a sum.
 bool multimemReduces(Type element, ccl::ReductionKind redop);
 
+/// Whether the NVSwitch stores `element`s (multimem st: words of 16 bits
+/// or more).
+bool multimemStores(Type element);
+
 /// Calls `fn` with each inherent attribute of `op` in declaration order, null
 /// where an optional one is absent (without building getAttrs()'s
 /// dictionary).
