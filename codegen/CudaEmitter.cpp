@@ -87,6 +87,21 @@ const char *bufferEnum(BufferKind kind) {
   llvm_unreachable("unknown buffer");
 }
 
+/// The header's multicast key: 1 where the switch reaches every rank, the
+/// ranks per multicast object where its steps reach blocks of them.
+std::string multicastKey(ProgramOp program) {
+  if (!program.getMulticast())
+    return "";
+  int64_t block = multimemBlock(program);
+  return " multicast=" + std::to_string(block && block < program.getRanks() ? block : 1);
+}
+
+/// A multimem step's last argument where it reaches a block of ranks (its
+/// `group`); none where it reaches every rank.
+std::string group(std::optional<uint64_t> ranks) {
+  return ranks ? ", " + std::to_string(*ranks) : "";
+}
+
 /// Element type name used in the kernel for a buffer: scratch holds wire data.
 const char *bufferType(BufferKind kind) {
   return kind == BufferKind::Scratch ? "W" : "T";
@@ -348,7 +363,7 @@ void KernelPrinter::printMetadata() {
   os << " algorithm=" << program.getAlgorithm()
      << " protocol=" << stringifyProtocolKind(program.getProtocolKind())
      << " mailbox=" << mailbox.bytes(program)
-     << (program.getMulticast() ? " multicast=1" : "") << "\n";
+     << multicastKey(program) << "\n";
 }
 
 void KernelPrinter::declarePart(StringRef name, PartAttr part) {
@@ -524,14 +539,15 @@ void KernelPrinter::printStep(Operation *op) {
         os << "cc_multimem_reduce<" << opStruct(kind) << ">(args, rank, "
            << bufferEnum(mm.getSrc().getBuffer()) << ", "
            << local("dst", mm.getDst()) << ", src_b, src_n, "
-           << (divide ? std::to_string(program.getRanks()) : "1") << "LL);\n";
+           << (divide ? std::to_string(program.getRanks()) : "1") << "LL"
+           << group(mm.getGroup()) << ");\n";
       })
       .Case([&](MultimemStoreOp mm) {
         declarePart("src", mm.getSrc());
         declarePart("dst", mm.getDst());
         os << "cc_multimem_store(args, rank, " << bufferEnum(mm.getDst().getBuffer())
            << ", dst_b, "
-           << local("src", mm.getSrc()) << ", src_n);\n";
+           << local("src", mm.getSrc()) << ", src_n" << group(mm.getGroup()) << ");\n";
       })
       .Case([&](RecvCopySendOp rcs) {
         peer("from", rcs.getFromAttr());

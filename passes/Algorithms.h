@@ -111,32 +111,56 @@ mlir::sched::ProgramOp buildHalvingDoublingAllReduce(mlir::OpBuilder &b,
                                                      const AllReduceShape &shape,
                                                      int64_t channels);
 
+/// How the hierarchical all-reduce's second phase all-reduces a block along
+/// its rail: a ring over the nodes, recursive doubling (the whole block
+/// each round: fewest hops) or recursive halving then doubling (log2 of
+/// the nodes hops each way, the ring's bytes); the last two over a
+/// power-of-two number of nodes.
+enum class RailAllReduce { Ring, RecursiveDoubling, HalvingDoubling };
+
 /// Hierarchical all-reduce over nodes of `perNode` ranks (node-major): a
 /// direct reduce-scatter inside each node, an all-reduce of each block
-/// between the nodes' GPUs of the same index (a ring over the nodes, or
-/// recursive doubling for a power-of-two number of nodes), a direct
+/// between the nodes' GPUs of the same index (`rails`), a direct
 /// all-gather inside each node. Needs at least 2 nodes of 2 ranks. In
 /// `chunks` pieces per channel the phases of consecutive pieces pipeline,
 /// channels starting at different phases so that they overlap. With
 /// `nodeRings` (a node's local ranks in ring order; channels take them in
-/// turn) the exchanges inside the nodes are rings instead of direct.
-/// Where hierarchicalAllReduceByHalves holds it is
-/// buildHierarchicalAllReduceByHalves.
+/// turn) the exchanges inside the nodes are rings instead of direct;
+/// `inSwitch`, through each node's NVSwitch (algorithm "hierarchical_nvls",
+/// a `multicast` program: GPU l reduces block l over its node in the
+/// switch and stores the result to every GPU of the node once; no scratch
+/// for the node, and each NVLink carries about the buffer each way instead
+/// of 1.75 times it). Where hierarchicalAllReduceByHalves holds (and not
+/// in the switch) it is buildHierarchicalAllReduceByHalves.
 mlir::sched::ProgramOp buildHierarchicalAllReduce(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   llvm::StringRef name,
                                                   const AllReduceShape &shape,
                                                   int64_t perNode,
-                                                  bool ringBetweenNodes,
+                                                  RailAllReduce rails,
                                                   int64_t chunks,
                                                   int64_t channels,
-                                                  const RingOrders &nodeRings = {});
-/// The scratch slots (copies of the buffer) it takes: the node's copies of
-/// a block (one slot: the node ring's staging), then the ring's staging
-/// between the nodes, or a slot per doubling round (and one for this
-/// rank's rounded block over a narrow wire).
-int64_t hierarchicalAllReduceSlots(int64_t perNode, int64_t nodes, bool ringBetweenNodes,
-                                   bool ringInNode, bool narrowWire);
+                                                  const RingOrders &nodeRings = {},
+                                                  bool inSwitch = false);
+/// How the hierarchical all-reduce's first and last phases exchange
+/// inside a node: directly, along the node's rings, or through its
+/// NVSwitch (NVLS: multimem steps over the node's ranks).
+enum class NodeExchange { Direct, Ring, Switch };
+/// The scratch slots (copies of the buffer) its node phases take: the
+/// node's copies of a block; one, the node ring's staging; none.
+int64_t hierarchicalNodeSlots(int64_t perNode, NodeExchange inNode);
+/// And in all: then one for the ring's staging between the nodes, one per
+/// doubling round (and one for this rank's rounded block over a narrow
+/// wire), or two (rounds in turn) for the halving.
+int64_t hierarchicalAllReduceSlots(int64_t perNode, int64_t nodes, RailAllReduce rails,
+                                   NodeExchange inNode, bool narrowWire);
+/// Its algorithm name ("hierarchical", "hierarchical_rd", "hierarchical_hd"),
+/// and back (none for other names).
+llvm::StringRef hierarchicalAllReduceName(RailAllReduce rails);
+std::optional<RailAllReduce> railAllReduceOf(llvm::StringRef algorithm);
+/// The rails of a hierarchical all-reduce `algorithm` over `nodes` nodes:
+/// hierarchical_nvls halves and doubles over a power of two, else rings.
+RailAllReduce railsOf(llvm::StringRef algorithm, int64_t nodes);
 /// Whether the hierarchical all-reduce is the hierarchical reduce-scatter
 /// and all-gather in one program: a ring between up to 8 nodes whose GPUs
 /// all have NVLink (no `nodeRings`), equal blocks (count a multiple of the

@@ -84,7 +84,8 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
   static const StringRef allReduce[] = {"ring",    "tree",
                                         "oneshot", "twoshot",
                                         "recursive_doubling", "halving_doubling",
-                                        "hierarchical", "hierarchical_rd", "nvls",
+                                        "hierarchical", "hierarchical_rd", "hierarchical_hd", "nvls",
+                                        "hierarchical_nvls",
                                         "hierarchical_sockets", "ring_sockets",
                                         "hierarchical_direct"};
   static const StringRef halves[] = {"ring", "direct", "hierarchical", "relay",
@@ -107,6 +108,28 @@ ArrayRef<StringRef> algorithmsFor(K kind) {
   case K::SendRecv: return pointToPoint;
   default: return {};
   }
+}
+
+/// Why the switch cannot run `c` for `algorithm` (nvls, hierarchical_nvls):
+/// the buffers, the wire, the element type and reduction; "" where it can.
+static std::string switchUnsupported(const Collective &c, StringRef algorithm) {
+  if (!c.multicast)
+    return (algorithm + " needs multicast buffers (ccl.buffer \"name\" multicast): the "
+                        "switch reaches only memory bound to a multicast object")
+        .str();
+  if (c.shape.narrowWire())
+    return (algorithm + " sends the element type (no compress)").str();
+  if (c.kind == ccl::CollectiveKind::Broadcast && !sched::multimemStores(c.shape.elementType))
+    return (algorithm + ": the NVSwitch stores no words of this element type (f32, f64, "
+                        "f16, bf16 and 32/64-bit integers)")
+        .str();
+  if (c.kind == ccl::CollectiveKind::AllReduce &&
+      !sched::multimemReduces(c.shape.elementType, c.shape.redop))
+    return (algorithm + ": the NVSwitch has no " + ccl::stringifyReductionKind(c.shape.redop) +
+            " of this element type (sums of f32, f64, f16, bf16 and 32/64-bit integers; "
+            "min and max of f16, bf16 and the integers)")
+        .str();
+  return "";
 }
 
 std::string algorithmUnsupported(const Collective &c, StringRef algorithm,
@@ -134,20 +157,7 @@ std::string algorithmUnsupported(const Collective &c, StringRef algorithm,
     if (!oneSwitch)
       return "nvls needs at least 2 ranks on one node of a machine with NVLS "
              "(an NVSwitch that reduces: h100x8, h200x8, or \"nvls\": true)";
-    if (!c.multicast)
-      return "nvls needs multicast buffers (ccl.buffer \"name\" multicast): the "
-             "switch reaches only memory bound to a multicast object";
-    if (c.shape.narrowWire())
-      return "nvls sends the element type (no compress)";
-    if (kind == K::Broadcast && !sched::multimemStores(c.shape.elementType))
-      return "the NVSwitch stores no words of this element type (nvls: f32, f64, f16, "
-             "bf16 and 32/64-bit integers)";
-    if (kind == K::AllReduce && !sched::multimemReduces(c.shape.elementType, c.shape.redop))
-      return ("the NVSwitch has no " + ccl::stringifyReductionKind(c.shape.redop) +
-              " of this element type (nvls: sums of f32, f64, f16, bf16 and 32/64-bit "
-              "integers; min and max of f16, bf16 and the integers)")
-          .str();
-    return "";
+    return switchUnsupported(c, algorithm);
   }
   if (algorithm == "relay") {
     if (inPlace)
@@ -190,9 +200,18 @@ std::string algorithmUnsupported(const Collective &c, StringRef algorithm,
                         "(at least 2) of the ranks, node by node, on at least 2 nodes "
                         "(or, on one node, whose sockets do, socket by socket)")
         .str();
-  if (algorithm == "hierarchical_rd" && !llvm::isPowerOf2_64(n / *perNode))
-    return "hierarchical_rd needs a power-of-two number of nodes, not " +
-           std::to_string(n / *perNode);
+  if (algorithm == "hierarchical_nvls") {
+    if (!machine->nvls ||
+        llvm::any_of(ranks, [&](int r) { return !machine->nvSwitchLinks(r); }))
+      return "hierarchical_nvls needs an NVSwitch that reduces (NVLS) in every node "
+             "(h100x8, h200x8, or \"nvls\": true)";
+    return switchUnsupported(c, algorithm);
+  }
+  if ((algorithm == "hierarchical_rd" || algorithm == "hierarchical_hd") &&
+      !llvm::isPowerOf2_64(n / *perNode))
+    return (algorithm + " needs a power-of-two number of nodes, not " +
+            std::to_string(n / *perNode))
+        .str();
   if (algorithm == "hierarchical_direct" && kind == K::AllReduce &&
       !hierarchicalAllReduceByHalves(c.shape, *perNode, /*ringBetweenNodes=*/true,
                                      !nvlinkBetweenAll(*machine, ranks.take_front(*perNode))))
@@ -366,16 +385,19 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
       AllReduceShape grouped = shape;
       grouped.rankMap.assign(sockets->order.begin(), sockets->order.end());
       return named(buildHierarchicalAllReduce(b, loc, name, grouped, sockets->size,
-                                              /*ringBetweenNodes=*/true, chunks, channels,
+                                              RailAllReduce::Ring, chunks, channels,
                                               socketRings()));
     }
     if (algorithm == "hierarchical_direct")
       return buildHierarchicalAllReduceByHalves(b, loc, name, shape, perNode(), chunks,
                                                 channels, /*directBetweenNodes=*/true);
-    if (algorithm.starts_with("hierarchical"))
+    if (algorithm == "hierarchical_nvls")
       return buildHierarchicalAllReduce(b, loc, name, shape, perNode(),
-                                        algorithm == "hierarchical", chunks, channels,
-                                        nodeRings());
+                                        railsOf(algorithm, shape.ranks / perNode()), chunks,
+                                        channels, {}, /*inSwitch=*/true);
+    if (auto rails = railAllReduceOf(algorithm))
+      return buildHierarchicalAllReduce(b, loc, name, shape, perNode(), *rails, chunks,
+                                        channels, nodeRings());
     return named(buildRingAllReduce(b, loc, name, shape, chunks, channels, orders()));
   case K::ReduceScatter:
     if (algorithm == "direct")

@@ -36,6 +36,7 @@
 
 using namespace mlir;
 using namespace mlir::sched;
+using namespace ccopt;
 using namespace ccopt::detail;
 
 namespace {
@@ -45,21 +46,27 @@ public:
   /// Piece `piece` of `pieces` of channel `channel`'s share (of C).
   HierarchicalBuilder(OpBuilder &b, Location loc, ProgramOp program, int64_t G,
                       int64_t C, int64_t slots, int64_t subparts, int64_t channel,
-                      const PipelinedPiece &piece, int64_t pieces, bool ringInNode)
+                      const PipelinedPiece &piece, int64_t pieces, NodeExchange exchange)
       : NodeMajorRanks(b.getContext(), program.getRanks(), G, piece.dims - 1), b(b), loc(loc),
         C(C * pieces), slots(slots), K(subparts), ch(piece.index + channel * pieces),
-        ringInNode(ringInNode),
+        exchange(exchange), ringInNode(exchange == NodeExchange::Ring),
         finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()),
         roundOwn(static_cast<bool>(program.getWire())) {}
 
   /// Phase 0, 1 or 2 (see above).
-  void phase(int index, bool ringBetweenNodes) {
-    if (index == 0)
+  void phase(int index, RailAllReduce rails) {
+    if (index == 0 && exchange == NodeExchange::Switch)
+      switchReduceScatter();
+    else if (index == 0)
       ringInNode ? intraRingReduceScatter() : intraReduceScatter();
+    else if (index == 2 && exchange == NodeExchange::Switch)
+      switchAllGather();
     else if (index == 2)
       ringInNode ? intraRingAllGather() : intraAllGather();
-    else if (ringBetweenNodes)
+    else if (rails == RailAllReduce::Ring)
       interRing();
+    else if (rails == RailAllReduce::HalvingDoubling)
+      interHalvingDoubling();
     else
       interRecursiveDoubling();
   }
@@ -105,9 +112,9 @@ private:
   AffineMapAttr inNode(int64_t hops, unsigned dims) {
     return peer(onNode(local() + (hops % G + G) % G), dims);
   }
-  /// Scratch slots phase 1 takes: the node's copies of a block, or the
-  /// ring's staging (the slots after them are phase 2's).
-  int64_t nodeSlots() { return ringInNode ? 1 : G; }
+  /// Scratch slots phase 1 takes: the node's copies of a block, the ring's
+  /// staging, none in the switch (the slots after them are phase 2's).
+  int64_t nodeSlots() { return hierarchicalNodeSlots(G, exchange); }
   /// The block phase 2 all-reduces: this GPU's after phase 1.
   AffineExpr owned() { return ringInNode ? (local() + 1) % G : local(); }
 
@@ -188,6 +195,66 @@ private:
     RecvOp::create(b, loc, prev, sub(BufferKind::Output, m + 2, 1));
   }
 
+  /// Subparts [first * len, (first + 1) * len) of this rank's block (K
+  /// subparts), in the output or in phase 2's scratch slot `s` (of two).
+  PartAttr subRange(BufferKind kind, AffineExpr first, int64_t len, unsigned dims,
+                    int64_t s = 0) {
+    int64_t per = K / len;
+    AffineExpr index = (owned() + ch * G) * per + first;
+    if (kind == BufferKind::Scratch)
+      return part(kind, index + (nodeSlots() + s) * C * G * per, slots * C * G * per, dims);
+    return part(kind, index, C * G * per, dims);
+  }
+
+  /// Rabenseifner's along the rail, block l in M subparts: a reduce-scatter
+  /// by recursive halving (in round k the same GPU d = M / 2^(k+1) nodes
+  /// away and this one split the subparts they share, each sending the
+  /// other the half that one keeps), then an all-gather by recursive
+  /// doubling back. log2(M) network hops each way, and each NIC carries
+  /// what the ring's does. Rounds stage in two scratch slots in turn: round
+  /// k's partner writes where round k - 2's did, so it first waits for this
+  /// rank's signal that that was added (sent as soon as it was; nothing else
+  /// orders the two). Over a narrow wire this rank rounds the subpart it
+  /// reduced (through the slot after the last round's), so that it keeps
+  /// what the others receive.
+  void interHalvingDoubling() {
+    int64_t rounds = llvm::Log2_64(M);
+    AffineExpr m = node();
+    auto partner = [&](int64_t k) {
+      int64_t d = M >> (k + 1);
+      return peer(rank() + d * G - (m.floorDiv(d) % 2) * (2 * d * G), 1);
+    };
+    auto range = [&](BufferKind kind, int64_t k, bool mine, int64_t s = 0) {
+      int64_t d = M >> (k + 1);
+      AffineExpr own = m.floorDiv(d);
+      return subRange(kind, mine ? own : own + 1 - (own % 2) * 2, d, 1, s);
+    };
+    for (int64_t k = 0; k < rounds; ++k) {
+      if (k >= 2)
+        RecvOp::create(b, loc, partner(k));
+      SendOp::create(b, loc, range(BufferKind::Output, k, false), partner(k),
+                     range(BufferKind::Scratch, k, false, k % 2));
+      PartAttr staged = range(BufferKind::Scratch, k, true, k % 2);
+      RecvOp::create(b, loc, partner(k), staged);
+      PartAttr out = range(BufferKind::Output, k, true);
+      ReduceOp::create(b, loc, out, staged, out,
+                       k == rounds - 1 && finalize ? b.getUnitAttr() : UnitAttr());
+      if (k + 2 < rounds)
+        SignalOp::create(b, loc, partner(k + 2));
+    }
+    if (roundOwn) {
+      PartAttr out = subRange(BufferKind::Output, m, 1, 1);
+      PartAttr rounded = subRange(BufferKind::Scratch, m, 1, 1, rounds % 2);
+      CopyOp::create(b, loc, out, rounded);
+      CopyOp::create(b, loc, rounded, out);
+    }
+    for (int64_t k = rounds - 1; k >= 0; --k) {
+      SendOp::create(b, loc, range(BufferKind::Output, k, true), partner(k),
+                     range(BufferKind::Output, k, true));
+      RecvOp::create(b, loc, partner(k), range(BufferKind::Output, k, false));
+    }
+  }
+
   void interRecursiveDoubling() {
     int64_t rounds = llvm::Log2_64(M);
     auto out = block(BufferKind::Output, owned(), 1);
@@ -210,6 +277,20 @@ private:
     }
   }
 
+  /// NVLS: GPU l reads block l of every GPU of its node through the
+  /// switch, summed (multimem ld_reduce over the node's multicast object).
+  void switchReduceScatter() {
+    MultimemReduceOp::create(b, loc, block(BufferKind::Input, local(), 1),
+                             block(BufferKind::Output, local(), 1), UnitAttr(),
+                             b.getI64IntegerAttr(G));
+  }
+  /// And stores the result once, which the switch writes into every GPU of
+  /// the node (the end's signals say it has landed).
+  void switchAllGather() {
+    MultimemStoreOp::create(b, loc, block(BufferKind::Output, local(), 1),
+                            block(BufferKind::Output, local(), 1), b.getI64IntegerAttr(G));
+  }
+
   void intraAllGather() {
     exchangeInNode([&] { return block(BufferKind::Output, local(), 2); },
                    [&] { return block(BufferKind::Output, local(), 2); },
@@ -220,6 +301,7 @@ private:
   Location loc;
   int64_t C, slots, K; // C and ch count pieces (a share each)
   AffineExpr ch;
+  NodeExchange exchange;
   bool ringInNode;
   bool finalize, roundOwn;
 };
@@ -229,47 +311,96 @@ private:
 ProgramOp ccopt::buildHierarchicalAllReduce(OpBuilder &b, Location loc,
                                             StringRef name,
                                             const AllReduceShape &shape,
-                                            int64_t perNode, bool ringBetweenNodes,
+                                            int64_t perNode, RailAllReduce rails,
                                             int64_t chunks, int64_t channels,
-                                            const RingOrders &nodeRings) {
+                                            const RingOrders &nodeRings, bool inSwitch) {
   int64_t n = shape.ranks, count = shape.count, G = perNode, M = n / G;
   assert(G >= 2 && M >= 2 && n % G == 0 && "needs several nodes of several GPUs");
-  if (hierarchicalAllReduceByHalves(shape, perNode, ringBetweenNodes, !nodeRings.empty()))
+  bool ring = rails == RailAllReduce::Ring;
+  if (!inSwitch && hierarchicalAllReduceByHalves(shape, perNode, ring, !nodeRings.empty()))
     return buildHierarchicalAllReduceByHalves(b, loc, name, shape, perNode, chunks, channels);
-  assert((ringBetweenNodes || llvm::isPowerOf2_64(M)) &&
-         "recursive doubling needs a power-of-two number of nodes");
-  int64_t K = ringBetweenNodes ? M : 1;
+  assert((ring || llvm::isPowerOf2_64(M)) &&
+         "recursive doubling and halving need a power-of-two number of nodes");
+  NodeExchange inNode = inSwitch            ? NodeExchange::Switch
+                        : nodeRings.empty() ? NodeExchange::Direct
+                                            : NodeExchange::Ring;
+  int64_t K = rails == RailAllReduce::RecursiveDoubling ? 1 : M;
   // Every subpart keeps an element.
   int64_t C = std::clamp<int64_t>(count / (G * K), 1, channels);
   int64_t P = std::clamp<int64_t>(count / (C * G * K), 1, chunks);
-  int64_t slots = hierarchicalAllReduceSlots(G, M, ringBetweenNodes, !nodeRings.empty(),
-                                             shape.narrowWire());
+  int64_t slots = hierarchicalAllReduceSlots(G, M, rails, inNode, shape.narrowWire());
   auto program = buildProgram(b, loc, name, ccl::CollectiveKind::AllReduce, shape,
-                              /*hasRedop=*/true, count, count, slots * count,
-                              std::nullopt,
-                              ringBetweenNodes ? "hierarchical" : "hierarchical_rd",
+                              /*hasRedop=*/true, count, count, slots * count, std::nullopt,
+                              inSwitch ? "hierarchical_nvls" : hierarchicalAllReduceName(rails),
                               C, P);
+  program.setMulticast(inSwitch);
   OpBuilder::InsertionGuard guard(b);
   // Every node's GPUs in the node's ring order (one per channel, in turn),
   // as the tasks' rank order.
   RingOrders orders = repeatOverNodes(nodeRings, n, G);
+  NodeMajorRanks node(b.getContext(), n, G);
   for (int64_t ch = 0; ch < C; ++ch) {
     buildTask(b, loc, program, ch, orders);
     int64_t Pc = spreadPieces(ch, P, count / (C * G * K));
     forEachPieceRound(b, loc, ch, Pc, 3, 0, Pc, 1, /*fewer=*/Pc < P,
                       [&](const PipelinedPiece &piece, int phase) {
-      HierarchicalBuilder(b, loc, program, G, C, slots, K, ch, piece, Pc, !nodeRings.empty())
-          .phase(phase, ringBetweenNodes);
+      HierarchicalBuilder(b, loc, program, G, C, slots, K, ch, piece, Pc, inNode)
+          .phase(phase, rails);
+    });
+    if (!inSwitch)
+      continue;
+    // The node's stores have landed once every GPU of it has signalled.
+    AffineExpr s = node.dim(1);
+    buildLoop(b, loc, 1, G, [&] {
+      SignalOp::create(b, loc, node.peer(node.onNode(node.local() + s), 2));
+    });
+    buildLoop(b, loc, 1, G, [&] {
+      RecvOp::create(b, loc, node.peer(node.onNode(node.local() - s + G), 2));
     });
   }
   return program;
 }
 
+int64_t ccopt::hierarchicalNodeSlots(int64_t perNode, NodeExchange inNode) {
+  switch (inNode) {
+  case NodeExchange::Direct: return perNode;
+  case NodeExchange::Ring: return 1;
+  case NodeExchange::Switch: return 0;
+  }
+  llvm_unreachable("a node exchange");
+}
+
 int64_t ccopt::hierarchicalAllReduceSlots(int64_t perNode, int64_t nodes,
-                                          bool ringBetweenNodes, bool ringInNode,
+                                          RailAllReduce rails, NodeExchange inNode,
                                           bool narrowWire) {
-  return (ringInNode ? 1 : perNode) +
-         (ringBetweenNodes ? 1 : llvm::Log2_64(nodes) + (narrowWire ? 1 : 0));
+  int64_t rounds = llvm::Log2_64(nodes), own = narrowWire ? 1 : 0;
+  int64_t between = rails == RailAllReduce::Ring                ? 1
+                    : rails == RailAllReduce::RecursiveDoubling ? rounds + own
+                                                                : std::min<int64_t>(2, rounds + own);
+  return hierarchicalNodeSlots(perNode, inNode) + between;
+}
+
+StringRef ccopt::hierarchicalAllReduceName(RailAllReduce rails) {
+  switch (rails) {
+  case RailAllReduce::Ring: return "hierarchical";
+  case RailAllReduce::RecursiveDoubling: return "hierarchical_rd";
+  case RailAllReduce::HalvingDoubling: return "hierarchical_hd";
+  }
+  llvm_unreachable("a rail all-reduce");
+}
+
+RailAllReduce ccopt::railsOf(StringRef algorithm, int64_t nodes) {
+  if (algorithm == "hierarchical_nvls")
+    return llvm::isPowerOf2_64(nodes) ? RailAllReduce::HalvingDoubling : RailAllReduce::Ring;
+  return railAllReduceOf(algorithm).value_or(RailAllReduce::Ring);
+}
+
+std::optional<RailAllReduce> ccopt::railAllReduceOf(StringRef algorithm) {
+  for (RailAllReduce rails : {RailAllReduce::Ring, RailAllReduce::RecursiveDoubling,
+                              RailAllReduce::HalvingDoubling})
+    if (algorithm == hierarchicalAllReduceName(rails))
+      return rails;
+  return std::nullopt;
 }
 
 bool ccopt::hierarchicalAllReduceByHalves(const AllReduceShape &shape, int64_t perNode,

@@ -45,9 +45,9 @@ ProgramOp ccopt::buildNvlsAllReduce(OpBuilder &b, Location loc, StringRef name,
     buildLoop(b, loc, 0, numChunks, [&] {
       MultimemReduceOp::create(b, loc, part(BufferKind::Input),
                                part(BufferKind::Output),
-                               avg ? b.getUnitAttr() : UnitAttr());
+                               avg ? b.getUnitAttr() : UnitAttr(), IntegerAttr());
       MultimemStoreOp::create(b, loc, part(BufferKind::Output),
-                              part(BufferKind::Output));
+                              part(BufferKind::Output), IntegerAttr());
     });
     // Everyone's stores have landed once everyone has signalled.
     buildLoop(b, loc, 1, n, [&] {

@@ -36,7 +36,8 @@ ProgramOp ccopt::buildNvlsBroadcast(OpBuilder &b, Location loc, StringRef name,
     // In place the root's output is its input: the switch reads it there.
     BufferKind source = shape.inPlace ? BufferKind::Output : BufferKind::Input;
     buildLoop(b, loc, 0, numChunks, [&] {
-      MultimemStoreOp::create(b, loc, part(source), part(BufferKind::Output));
+      MultimemStoreOp::create(b, loc, part(source), part(BufferKind::Output),
+                              IntegerAttr());
     });
     for (int64_t s = 1; s < n; ++s)
       SignalOp::create(b, loc, fixedPeer(ctx, (root + s) % n));

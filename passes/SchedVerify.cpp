@@ -682,17 +682,18 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
         return success();
       })
       .Case([&](MultimemReduceOp mm) -> LogicalResult {
-        // The switch reads the part from every rank and reduces.
+        // The switch reads the part from every rank it reaches and reduces.
         auto src = range(t, op, mm.getSrc(), dims);
         auto dst = src ? range(t, op, mm.getDst(), dims) : std::nullopt;
         if (!dst || failed(sameSize(t, op, {&*src, &*dst})))
           return failure();
         std::optional<Slice> sum;
-        for (int64_t q = 0; q < n; ++q) {
+        SwitchRanks reached = switchRanks(op, r);
+        for (int64_t q = reached.first; q < reached.first + reached.count; ++q) {
           auto slice = read(t, op, q, *src);
           if (!slice)
             return failure();
-          bool last = q + 1 == n;
+          bool last = q + 1 == reached.first + reached.count;
           sum = !sum ? *slice
                      : combine(t, op, *sum, *slice, last && mm.getFinalize(), *src);
           if (!sum)
@@ -701,12 +702,13 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
         return write(t, op, r, *dst, *sum);
       })
       .Case([&](MultimemStoreOp mm) -> LogicalResult {
-        // One write, replicated by the switch into every rank.
+        // One write, replicated by the switch into every rank it reaches.
         auto src = readPart(mm.getSrc());
         auto dst = src ? range(t, op, mm.getDst(), dims) : std::nullopt;
         if (!dst || failed(sameSize(t, op, {&src->first, &*dst})))
           return failure();
-        for (int64_t q = 0; q < n; ++q)
+        SwitchRanks reached = switchRanks(op, r);
+        for (int64_t q = reached.first; q < reached.first + reached.count; ++q)
           if (failed(write(t, op, q, *dst, src->second)))
             return failure();
         return success();

@@ -279,8 +279,12 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     if (perNode && c.kind == ccl::CollectiveKind::Broadcast &&
         algorithm.starts_with("hierarchical")) // rail hops, the node-mates
       return 2 * *perNode + (algorithm == "hierarchical_tree" ? 3 : 2);
-    if (perNode && algorithm == "hierarchical_rd") // doubling over the nodes
-      return 4 * *perNode + 3 * llvm::Log2_64(n / *perNode);
+    if (perNode && algorithm == "hierarchical_nvls") // the switch's two steps, the rails'
+      return railsOf(algorithm, n / *perNode) == RailAllReduce::Ring
+                 ? 4 + 2 * n / *perNode
+                 : 4 + 5 * llvm::Log2_64(n / *perNode);
+    if (perNode && (algorithm == "hierarchical_rd" || algorithm == "hierarchical_hd"))
+      return 4 * *perNode + 3 * llvm::Log2_64(n / *perNode); // doubling (halving) over the nodes
     if (perNode && algorithm.starts_with("hierarchical")) // rings over the nodes
       return 4 * *perNode + 2 * n / *perNode;
     return 5 * n; // ring 2n, one-shot 3n, two-shot 5n, direct 3n
@@ -342,9 +346,12 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       return hierarchicalReduceScatterScratch(n, *perNode) * (c.bytes / n);
     if (allReduce && perNode && algorithm.starts_with("hierarchical"))
       return hierarchicalAllReduceSlots(
-                 *perNode, n / *perNode, algorithm != "hierarchical_rd",
-                 algorithm == "hierarchical_sockets" ||
-                     !nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode)),
+                 *perNode, n / *perNode, railsOf(algorithm, n / *perNode),
+                 algorithm == "hierarchical_nvls" ? NodeExchange::Switch
+                 : algorithm == "hierarchical_sockets" ||
+                         !nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode))
+                     ? NodeExchange::Ring
+                     : NodeExchange::Direct,
                  c.shape.narrowWire()) *
              c.bytes;
     return 0;
@@ -419,7 +426,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
                        algorithm == "nvls" || relayRounds || nodeChain ||
                        c.kind == ccl::CollectiveKind::SendRecv;
       // The switch's steps run under Simple only (kProtocols[0]).
-      unsigned protocols = algorithm == "nvls" ? 1u : ~0u;
+      bool inSwitch = algorithm == "nvls" || algorithm == "hierarchical_nvls";
+      unsigned protocols = inSwitch ? 1u : ~0u;
       int64_t maxChunks = pipelined ? 4096 : 1;
       int64_t budget = hierarchical && c.kind == ccl::CollectiveKind::AllReduce
                            ? stepBudget / 2
@@ -460,7 +468,7 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
         // The model charges a channel's multimem loads like any flow, but an
         // SM keeps too few of them in flight for that (NCCL runs NVLS on 16
         // or more): fewer channels than NCCL's would win only in the model.
-        if (algorithm == "nvls" && channels < ncclChannels(machine))
+        if (inSwitch && channels < ncclChannels(machine))
           continue;
         std::optional<Choice> bestChunks;
         int64_t most = algorithm == "tree"

@@ -367,13 +367,21 @@ double ccopt::topo::lowerBoundUs(CollectiveKind kind, llvm::ArrayRef<int> ranks,
   // buffer each way (a rank's own part too: its contribution to it goes in,
   // or its result comes back, through the switch), over its NVLinks to the
   // switch only.
-  if (kind == CollectiveKind::AllReduce && machine.nvls && nodes.size() == 1) {
+  // On several nodes each GPU still sends its data once and receives the
+  // result once, over any of its links (its node's switch reduces; what
+  // crosses the NICs is the network term below).
+  if (kind == CollectiveKind::AllReduce && machine.nvls) {
     double switchBandwidth = 1e300;
+    bool everyRank = true;
     for (int r : ranks)
       if (auto links = machine.nvSwitchLinks(r))
         switchBandwidth = std::min({switchBandwidth, machine.links()[links->first].bandwidth,
                                     machine.links()[links->second].bandwidth});
-    if (switchBandwidth < 1e300)
+      else
+        everyRank = false;
+    if (nodes.size() > 1 && everyRank)
+      transferUs = std::min(transferUs, bytes / (gpuBandwidth * 1e3));
+    else if (nodes.size() == 1 && switchBandwidth < 1e300)
       transferUs = std::min(transferUs, bytes / (switchBandwidth * 1e3));
   }
   // Several nodes: a node's NICs carry what leaves it. For the reductions

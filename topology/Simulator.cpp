@@ -345,7 +345,7 @@ void Simulation::startSwitchFlow(Thread &t, int link, int64_t bytes,
                                  Flow::Kind kind) {
   auto [it, inserted] = linkRoutes.try_emplace(link);
   if (inserted)
-    it->second.push_back(link);
+    it->second.push_back(linkImage.empty() ? link : linkImage[link]);
   ++(kind == Flow::Reduce ? t.pendingReduce : t.pendingStores);
   addFlow(t, it->second,
           hopLatencyUs(family, protocol, LinkKind::NvLink), t.rank,
@@ -627,9 +627,10 @@ void Simulation::advance(Thread &t) {
                          return false;
                        })
                        .Case([&](MultimemReduceOp m) {
-                         // Every rank's part up to the switch, the sum down.
+                         // Every reached rank's part up to the switch, the sum down.
                          int64_t bytes = bytesOf(m.getDst(), t.dims);
-                         for (int64_t q = 0; q < n; ++q)
+                         SwitchRanks reached = switchRanks(m, t.rank);
+                         for (int64_t q = reached.first; q < reached.first + reached.count; ++q)
                            startSwitchFlow(t, switchLinks[q].first, bytes, Flow::Reduce);
                          startSwitchFlow(t, switchLinks[t.rank].second, bytes, Flow::Reduce);
                          return true;
@@ -638,7 +639,8 @@ void Simulation::advance(Thread &t) {
                          // One copy up, the switch's copies down to every rank.
                          int64_t bytes = bytesOf(m.getDst(), t.dims);
                          startSwitchFlow(t, switchLinks[t.rank].first, bytes, Flow::Store);
-                         for (int64_t q = 0; q < n; ++q)
+                         SwitchRanks reached = switchRanks(m, t.rank);
+                         for (int64_t q = reached.first; q < reached.first + reached.count; ++q)
                            startSwitchFlow(t, switchLinks[q].second, bytes, Flow::Store);
                          return false; // lands while the next step runs
                        })
@@ -843,15 +845,16 @@ int64_t periodOf(ProgramOp program, const Machine &machine,
   if (machine.nodes < 2 || perNode <= 0)
     return n;
   if (llvm::any_of(program.getBody().front().getOps<TaskOp>(),
-                   [](TaskOp task) { return task.getRank(); }) ||
-      hasMultimemSteps(program))
+                   [](TaskOp task) { return task.getRank(); }))
     return n;
+  // A rank's switch flows stay within its multimem blocks (its node's).
+  int64_t block = std::max<int64_t>(multimemBlock(program), 1);
   llvm::SmallDenseSet<int64_t> representatives;
   for (auto [ch, replicas] : classes)
     representatives.insert(ch);
   for (int64_t q = 1; q < n; ++q) {
     int64_t shift = program.worldRank(q) - program.worldRank(0);
-    if (n % q || shift <= 0 || shift % perNode)
+    if (n % q || q % block || shift <= 0 || shift % perNode)
       continue;
     bool periodic = true;
     for (int64_t r = 0; r + q < n && periodic; ++r)

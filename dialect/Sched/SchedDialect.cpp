@@ -7,6 +7,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::sched;
 
@@ -43,6 +45,23 @@ bool mlir::sched::hasMultimemSteps(ProgramOp program) {
                                                            : WalkResult::advance();
       })
       .wasInterrupted();
+}
+
+SwitchRanks mlir::sched::switchRanks(Operation *multimem, int64_t rank) {
+  auto group = multimem->getAttrOfType<IntegerAttr>("group");
+  if (!group)
+    return {0, multimem->getParentOfType<ProgramOp>().getRanks()};
+  int64_t g = group.getInt();
+  return {rank - rank % g, g};
+}
+
+int64_t mlir::sched::multimemBlock(ProgramOp program) {
+  int64_t block = 0;
+  program.walk([&](Operation *op) {
+    if (isa<MultimemReduceOp, MultimemStoreOp>(op))
+      block = std::lcm(std::max<int64_t>(block, 1), switchRanks(op, 0).count);
+  });
+  return block;
 }
 
 void mlir::sched::forEachInherentAttr(Operation *op, function_ref<void(Attribute)> fn) {
@@ -268,6 +287,10 @@ bool mlir::sched::multimemStores(Type element) {
 /// stores), in the element type.
 static LogicalResult verifyMulticast(Operation *op, StringRef role, PartAttr part) {
   auto program = op->getParentOfType<ProgramOp>();
+  if (auto group = op->getAttrOfType<IntegerAttr>("group");
+      group && (group.getInt() < 2 || program.getRanks() % group.getInt()))
+    return op->emitOpError("group must be at least 2 ranks and divide the program's ")
+           << program.getRanks() << ", not " << group.getInt();
   if (!program.getMulticast())
     return op->emitOpError("needs a multicast program (input and output bound "
                            "to multicast objects)");

@@ -29,6 +29,18 @@ unsigned loopDepth(Operation *op);
 /// Whether a step of `program` reduces or stores through the NVSwitch (NVLS).
 bool hasMultimemSteps(ProgramOp program);
 
+/// The ranks a multimem step run by `rank` reaches through the switch,
+/// [first, first + count): the block of its `group`, or every rank.
+struct SwitchRanks {
+  int64_t first, count;
+};
+SwitchRanks switchRanks(Operation *multimem, int64_t rank);
+
+/// The ranks every multimem step of `program` stays within: blocks of this
+/// many (the least common multiple of their groups; all its ranks where one
+/// reaches every rank; 0 where it has none).
+int64_t multimemBlock(ProgramOp program);
+
 /// Whether the NVSwitch reduces `element`s with `redop` (multimem
 /// ld_reduce: sums of f32, f64, f16, bf16 and 32/64-bit integers; min and
 /// max of all but f32 and f64; no products, no 8-bit types). Avg is a sum.

@@ -348,28 +348,35 @@ def Sched_MultimemReduceOp : Sched_StepOp<"multimem_reduce"> {
     part from every rank's input (or output) and returns the reduction,
     written to the local destination. Only machines with NVLS run it
     (multimem.ld_reduce, sm_90), only in a `multicast` program under Simple,
-    and only for what the switch reduces (`multimemReduces`).
+    and only for what the switch reduces (`multimemReduces`). With `group
+    G` the switch reaches this rank's block of G consecutive ranks (rank r:
+    ranks r - r mod G to r - r mod G + G - 1, e.g. its node's, each block
+    bound to a multicast object of its own) instead of every rank.
 
     ```mlir
     sched.multimem_reduce <input, (d0) -> (d0), 8> -> <output, (d0) -> (d0), 8>
+    sched.multimem_reduce <input, (d0) -> (d0 mod 8), 8> -> <output, (d0) -> (d0 mod 8), 8> group 8
     ```
   }];
-  let arguments = (ins Sched_PartAttr:$src, Sched_PartAttr:$dst, UnitAttr:$finalize);
-  let assemblyFormat = "$src `->` $dst (`finalize` $finalize^)? attr-dict";
+  let arguments = (ins Sched_PartAttr:$src, Sched_PartAttr:$dst, UnitAttr:$finalize,
+                       OptionalAttr<I64Attr>:$group);
+  let assemblyFormat = "$src `->` $dst (`finalize` $finalize^)? (`group` $group^)? attr-dict";
 }
 
 def Sched_MultimemStoreOp : Sched_StepOp<"multimem_store"> {
   let summary = "write a part into that part of every rank's buffer through the NVSwitch";
   let description = [{
     NVLS multicast store: one write of a local part, replicated by the
-    switch into that part of every rank's output (a `multicast` program).
+    switch into that part of every rank's output (a `multicast` program);
+    with `group G`, of every rank of this rank's block of G (as
+    `multimem_reduce`).
 
     ```mlir
     sched.multimem_store <output, (d0) -> (d0), 8> -> <output, (d0) -> (d0), 8>
     ```
   }];
-  let arguments = (ins Sched_PartAttr:$src, Sched_PartAttr:$dst);
-  let assemblyFormat = "$src `->` $dst attr-dict";
+  let arguments = (ins Sched_PartAttr:$src, Sched_PartAttr:$dst, OptionalAttr<I64Attr>:$group);
+  let assemblyFormat = "$src `->` $dst (`group` $group^)? attr-dict";
 }
 
 #endif

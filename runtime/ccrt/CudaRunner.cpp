@@ -110,15 +110,22 @@ public:
     bufTable_[size_t(b.rank) * CC_NUM_BUFS + CC_BUF_OUTPUT] = schedule_.inPlace ? b.input.data : b.output.data;
   }
 
-  /// The multicast addresses of every rank's input and output (buffers of
-  /// one MulticastBuffers over exactly the ranks' devices, each kind at the
-  /// same offset on every rank: the switch reduces an address over all of
-  /// its devices). `buffers` in rank order.
+  /// The multicast addresses of every rank's input and output: the ranks
+  /// of a block (schedule_.multicastGroup consecutive ranks, or all of
+  /// them) in buffers of one MulticastBuffers over exactly their devices,
+  /// each kind at the same offset on every one (the switch reduces an
+  /// address over all of its devices).
   Status setMulticast(const std::vector<RankBuffers>& buffers) {
     multicastTable_.assign(bufTable_.size(), nullptr);
-    const MulticastBuffers* object = nullptr;
-    size_t offsets[CC_NUM_BUFS] = {};
-    for (const RankBuffers& b : buffers)
+    size_t group = schedule_.multicastGroup ? size_t(schedule_.multicastGroup) : size_t(schedule_.ranks);
+    struct Block {
+      const MulticastBuffers* object = nullptr;
+      int firstRank = -1;
+      size_t offsets[CC_NUM_BUFS] = {};
+    };
+    std::vector<Block> blocks(size_t(schedule_.ranks) / group);
+    for (const RankBuffers& b : buffers) {
+      Block& block = blocks[size_t(b.rank) / group];
       for (int kind : {CC_BUF_INPUT, CC_BUF_OUTPUT}) {
         const BufferView& view = kind == CC_BUF_INPUT || schedule_.inPlace ? b.input : b.output;
         const char* which = kind == CC_BUF_INPUT ? "input" : "output";
@@ -129,25 +136,26 @@ public:
                                where + " is not multicast memory of device " + std::to_string(b.device) +
                                    " ('" + schedule_.kernel + "' reduces in the NVSwitch: allocate it with "
                                    "MulticastBuffers)");
-        if (!object) {
-          object = found.buffers;
-          if (object->devices().size() != buffers.size())
+        if (!block.object) {
+          block = {found.buffers, b.rank, {}};
+          if (block.object->devices().size() != group)
             return Status::error(Code::InvalidArgument,
-                                 where + " is multicast over " + std::to_string(object->devices().size()) +
-                                     " devices, the schedule has " + std::to_string(buffers.size()) + " ranks");
+                                 where + " is multicast over " + std::to_string(block.object->devices().size()) +
+                                     " devices, the schedule's switch reaches " + std::to_string(group) + " ranks");
         }
-        if (found.buffers != object)
+        if (found.buffers != block.object)
           return Status::error(Code::InvalidArgument, where + " is in other multicast buffers than rank " +
-                                                          std::to_string(buffers.front().rank) + "'s");
-        if (b.rank == buffers.front().rank)
-          offsets[kind] = found.offset;
-        else if (found.offset != offsets[kind])
+                                                          std::to_string(block.firstRank) + "'s");
+        if (b.rank == block.firstRank)
+          block.offsets[kind] = found.offset;
+        else if (found.offset != block.offsets[kind])
           return Status::error(Code::InvalidArgument,
                                where + " is at offset " + std::to_string(found.offset) + " of its buffer, rank " +
-                                   std::to_string(buffers.front().rank) + "'s at " +
-                                   std::to_string(offsets[kind]) + " (the switch needs the same one)");
+                                   std::to_string(block.firstRank) + "'s at " +
+                                   std::to_string(block.offsets[kind]) + " (the switch needs the same one)");
         multicastTable_[size_t(b.rank) * CC_NUM_BUFS + kind] = found.multicast;
       }
+    }
     return Status::success();
   }
   std::vector<void*>& bufTable() { return bufTable_; }

@@ -98,11 +98,16 @@ std::string parseLine(const std::string& line, Schedule& s) {
   if (kv.count("mailbox"))
     if (!(e = needInt("mailbox", 0, s.mailboxBytes)).empty()) return e;
   if (s.protocol == "ll" && s.mailboxBytes % 8) return "mailbox must be whole 8-byte lines";
-  // Optional (emitters before NVLS wrote none): ordinary buffers.
+  // Optional (emitters before NVLS wrote none): ordinary buffers. 1: every
+  // rank on one multicast object; 2 or more: that many consecutive ranks on
+  // each (a node's, the switch reaching only those).
   int64_t multicast = 0;
   if (kv.count("multicast"))
     if (!(e = needInt("multicast", 0, multicast)).empty()) return e;
   s.multicast = multicast != 0;
+  s.multicastGroup = multicast > 1 ? multicast : 0;
+  if (s.multicastGroup && s.ranks % s.multicastGroup)
+    return "multicast must divide the ranks into equal blocks";
   if (s.protocol == "ll128" && s.mailboxBytes % 128) return "mailbox must be whole 128-byte lines";
   return "";
 }

@@ -36,6 +36,7 @@ struct Schedule {
   std::string protocol = "simple";  // simple | ll | ll128 (optional key; older files have none)
   int64_t mailboxBytes = 0;    // LL/LL128 mailbox after the counters of every sync area
   bool multicast = false;      // input and output must be multicast-bound (NVLS steps)
+  int64_t multicastGroup = 0;  // ranks per multicast object, in blocks of consecutive ranks (0: all)
 
   size_t inputBytes() const { return size_t(inputCount) * dtypeBytes(element); }
   size_t outputBytes() const { return size_t(outputCount) * dtypeBytes(element); }

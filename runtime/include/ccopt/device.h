@@ -633,10 +633,19 @@ template <class T> CC_DEVICE T* cc_multicast_buf(const cc_args* args, int rank, 
   return (T*)args->multicast[(long long)rank * CC_NUM_BUFS + kind];
 }
 
-// dst[i] = OP over every rank's buffer `kind` at [offset + i] (/ divisor), i < n.
+// The ranks a multimem step of `rank` reaches: its block of `group`
+// consecutive ranks (on CUDA, those bound to its multicast object), or
+// every rank where `group` is 0.
+CC_HOST_DEVICE int cc_switch_first(const cc_args* args, int rank, int group) {
+  (void)args;
+  return group ? rank - rank % group : 0;
+}
+CC_HOST_DEVICE int cc_switch_count(const cc_args* args, int group) { return group ? group : args->nranks; }
+
+// dst[i] = OP over the reached ranks' buffer `kind` at [offset + i] (/ divisor), i < n.
 template <class OP, class T>
 CC_DEVICE void cc_multimem_reduce(const cc_args* args, int rank, int kind, T* dst, long long offset,
-                                  long long n, long long divisor) {
+                                  long long n, long long divisor, int group = 0) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();  // multimem is sm_90's; the runtime binds multicast memory only there
 #elif defined(CC_CUDA)
@@ -664,20 +673,20 @@ CC_DEVICE void cc_multimem_reduce(const cc_args* args, int rank, int kind, T* ds
       });
 #else
   typedef cc_acc_t<T> Acc;
+  const int first = cc_switch_first(args, rank, group), end = first + cc_switch_count(args, group);
   for (long long i = 0; i < n; ++i) {
-    Acc acc = cc_cvt<Acc>(cc_buf<T>(args, 0, kind)[offset + i]);
-    for (int q = 1; q < args->nranks; ++q)
+    Acc acc = cc_cvt<Acc>(cc_buf<T>(args, first, kind)[offset + i]);
+    for (int q = first + 1; q < end; ++q)
       acc = OP::apply(acc, cc_cvt<Acc>(cc_buf<T>(args, q, kind)[offset + i]));
     dst[i] = cc_detail::scaled(cc_cvt<T>(acc), divisor);
   }
-  (void)rank;
 #endif
 }
 
-// Every rank's buffer `kind` at [offset + i] = src[i], i < n.
+// The reached ranks' buffer `kind` at [offset + i] = src[i], i < n.
 template <class T>
 CC_DEVICE void cc_multimem_store(const cc_args* args, int rank, int kind, long long offset, const T* src,
-                                 long long n) {
+                                 long long n, int group = 0) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();
 #elif defined(CC_CUDA)
@@ -701,17 +710,18 @@ CC_DEVICE void cc_multimem_store(const cc_args* args, int rank, int kind, long l
         for (int j = 0; j < 4; ++j) v[j] = (unsigned)word(w + j);
         cc_detail::mm_store4((unsigned*)(mc + w), v);
       });
+  const int first = cc_switch_first(args, rank, group), end = first + cc_switch_count(args, group);
   if (per > 1 && cc_tid() == 0)
-    for (int q = 0; q < args->nranks; ++q) {
+    for (int q = first; q < end; ++q) {
       T* peer = cc_buf<T>(args, q, kind);
       if (offset < w0 * per && n > 0) peer[offset] = src[0];
       if (w1 * per < offset + n && w1 * per >= w0 * per) peer[offset + n - 1] = src[n - 1];
     }
   cc_detail::fence_alias();
 #else
-  for (int q = 0; q < args->nranks; ++q)
+  const int first = cc_switch_first(args, rank, group), end = first + cc_switch_count(args, group);
+  for (int q = first; q < end; ++q)
     for (long long i = 0; i < n; ++i) cc_buf<T>(args, q, kind)[offset + i] = src[i];
-  (void)rank;
 #endif
 }
 

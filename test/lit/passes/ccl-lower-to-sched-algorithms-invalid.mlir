@@ -7,7 +7,7 @@
 // RUN: not ccopt %s --ccl-lower-to-sched="algorithm=hierarchical_sockets topo=a100x8 nodes=3" 2>&1 | FileCheck %s --check-prefix=SOCKETS
 // RUN: not ccopt %s --ccl-lower-to-sched="algorithm=hierarchical_direct topo=a100x8 nodes=3" 2>&1 | FileCheck %s --check-prefix=DIRECT
 
-// UNKNOWN: algorithms-invalid.mlir:[[# @LINE + 9]]:3: error: unknown all_reduce algorithm 'bogus' (expected one of: ring, tree, oneshot, twoshot, recursive_doubling, halving_doubling, hierarchical, hierarchical_rd, nvls, hierarchical_sockets, ring_sockets, hierarchical_direct)
+// UNKNOWN: algorithms-invalid.mlir:[[# @LINE + 9]]:3: error: unknown all_reduce algorithm 'bogus' (expected one of: ring, tree, oneshot, twoshot, recursive_doubling, halving_doubling, hierarchical, hierarchical_rd, hierarchical_hd, nvls, hierarchical_nvls, hierarchical_sockets, ring_sockets, hierarchical_direct)
 // RD: algorithms-invalid.mlir:[[# @LINE + 8]]:3: error: recursive_doubling needs a power-of-two number of ranks, not 24
 // NO-MACHINE: algorithms-invalid.mlir:[[# @LINE + 7]]:3: error: hierarchical needs a machine whose nodes each hold the same number (at least 2) of the ranks, node by node, on at least 2 nodes
 // HIER-RD: algorithms-invalid.mlir:[[# @LINE + 6]]:3: error: hierarchical_rd needs a power-of-two number of nodes, not 3

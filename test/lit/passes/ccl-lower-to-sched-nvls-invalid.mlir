@@ -14,7 +14,7 @@ ccl.program @ordinary world(8) {
 
 ccl.program @bytes world(8) {
   %g = ccl.buffer "g" multicast : !ccl.buffer<64xi8>
-  // expected-error @+1 {{the NVSwitch has no sum of this element type (nvls: sums of f32, f64, f16, bf16 and 32/64-bit integers; min and max of f16, bf16 and the integers)}}
+  // expected-error @+1 {{nvls: the NVSwitch has no sum of this element type (sums of f32, f64, f16, bf16 and 32/64-bit integers; min and max of f16, bf16 and the integers)}}
   ccl.all_reduce sum %g -> %g {algorithm = "nvls"} : !ccl.buffer<64xi8> -> !ccl.buffer<64xi8>
 }
 
@@ -63,7 +63,7 @@ ccl.program @ordinaryBroadcast world(8) {
 
 ccl.program @byteBroadcast world(8) {
   %g = ccl.buffer "g" multicast : !ccl.buffer<64xi8>
-  // expected-error @+1 {{the NVSwitch stores no words of this element type (nvls: f32, f64, f16, bf16 and 32/64-bit integers)}}
+  // expected-error @+1 {{nvls: the NVSwitch stores no words of this element type (f32, f64, f16, bf16 and 32/64-bit integers)}}
   ccl.broadcast %g -> %g root 0 {algorithm = "nvls"} : !ccl.buffer<64xi8> -> !ccl.buffer<64xi8>
 }
 

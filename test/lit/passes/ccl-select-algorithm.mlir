@@ -5,6 +5,7 @@
 // RUN: ccopt %S/Inputs/pcie-socket-collectives.mlir --topo pcie4x8 | FileCheck %s --check-prefix=SOCKETS
 // RUN: ccopt %S/Inputs/all-reduce-1gib-16-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=v100x8 nodes=2" | FileCheck %s --check-prefix=RAILS
 // RUN: ccopt %S/Inputs/nvls-collectives.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=NVLS
+// RUN: ccopt %S/Inputs/all-reduce-256mib-16-ranks-multicast.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8 nodes=2" | FileCheck %s --check-prefix=NVLS-NODES
 // RUN: ccopt %S/Inputs/reduce-scatter-256mib.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=STAGGER
 // RUN: ccopt %S/Inputs/reduce-scatter-256mib.mlir --emit=mlir --ccl-select-algorithm="topo=v100x8" | FileCheck %s --check-prefix=CUBE
 // RUN: ccopt %S/Inputs/all-reduce-1gib-32-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=pcie4x8 nodes=4" | FileCheck %s --check-prefix=PCIE-NODES
@@ -36,6 +37,11 @@
 // NVLS: ccl.broadcast %bm -> %bm root 3 {algorithm = "nvls", channels = {{16|32}} : i64
 // NVLS-SAME: runner_up = "chain"
 // NVLS: ccl.broadcast %bo -> %bo root 3 {algorithm = "chain"
+// Over two h100x8 nodes each node's switch reduces its blocks, the rails
+// all-reduce them, the switch stores the result: each NVLink carries about
+// the buffer each way instead of the node exchange's 1.75 times it.
+// NVLS-NODES: ccl.all_reduce sum %a -> %b {algorithm = "hierarchical_nvls"
+// NVLS-NODES-SAME: protocol = "simple", runner_up = "hierarchical"
 
 // On one NVSwitch node the ring's 32 channels in lock-step would leave the
 // links idle together between steps and during the final reductions; odd
@@ -47,24 +53,26 @@
 // (no power of two; 16 would run four rings twice as often as the others).
 // CUBE: ccl.reduce_scatter sum %{{.*}} {algorithm = "{{ring|staggered_ring}}", channels = 24 : i64
 
-// SOCKETS: ccl.all_reduce sum %{{.*}} {algorithm = "{{hierarchical|hierarchical_rd}}"
-// SOCKETS-SAME: runner_up = "{{hierarchical|hierarchical_rd}}"
+// SOCKETS: ccl.all_reduce sum %{{.*}} {algorithm = "{{hierarchical|hierarchical_rd|hierarchical_hd}}"
+// SOCKETS-SAME: runner_up = "{{hierarchical|hierarchical_rd|hierarchical_hd}}"
 // SOCKETS: ccl.all_gather %{{.*}} {algorithm = "hierarchical"{{.*}}runner_up = "{{ring|staggered_ring}}"
 // SOCKETS: sched.program @sockets_all_reduce_0
 // SOCKETS: sched.program @sockets_all_gather_1
 
-// At 1024 ranks the node-aware recursive doubling under LL128 (its 16
-// channels' senders table: 16 x 1024 x 14 entries) beats NCCL's pipelined
-// tree (16384 per-rank tasks, a few shared kernel bodies).
-// HUGE: ccl.all_reduce sum %{{.*}} {algorithm = "hierarchical_rd", channels = 16 : i64, {{.*}}protocol = "ll128"
+// At 1024 ranks the node-aware halving and doubling along the rails under
+// LL128 (log2 of the nodes' hops each way, each NIC carrying the ring's
+// bytes) beats the recursive doubling (the whole block each of 7 rounds)
+// and NCCL's pipelined tree (16384 per-rank tasks, a few shared kernel
+// bodies).
+// HUGE: ccl.all_reduce sum %{{.*}} {algorithm = "hierarchical_hd", channels = 16 : i64, {{.*}}protocol = "ll128", runner_up = "hierarchical_rd"
 
 // A tiny all-reduce over two nodes is latency-bound: a direct or
 // node-aware algorithm (few hops) in the LL protocol (no fence, no flag write: NCCL's lowest
 // latencies) beats the tree's log-depth and the ring's 2(n-1) steps. The
 // runner-up is kept.
 // CHECK-LABEL: ccl.program @small
-// CHECK: ccl.all_reduce sum %{{.*}} {algorithm = "{{oneshot|twoshot|recursive_doubling|hierarchical|hierarchical_rd}}", channels = {{[0-9]+}} : i64, chunks = 1 : i64, predicted_us = {{.*}}, protocol = "ll", runner_up = "{{oneshot|twoshot|recursive_doubling|hierarchical|hierarchical_rd}}", runner_up_us = {{.*}}}
-// LOWERED: sched.program @small_all_reduce_0 attributes {algorithm = "{{oneshot|twoshot|recursive_doubling|hierarchical|hierarchical_rd}}"
+// CHECK: ccl.all_reduce sum %{{.*}} {algorithm = "{{oneshot|twoshot|recursive_doubling|hierarchical|hierarchical_rd|hierarchical_hd}}", channels = {{[0-9]+}} : i64, chunks = 1 : i64, predicted_us = {{.*}}, protocol = "ll", runner_up = "{{oneshot|twoshot|recursive_doubling|hierarchical|hierarchical_rd|hierarchical_hd}}", runner_up_us = {{.*}}}
+// LOWERED: sched.program @small_all_reduce_0 attributes {algorithm = "{{oneshot|twoshot|recursive_doubling|hierarchical|hierarchical_rd|hierarchical_hd}}"
 // LOWERED-SAME: protocol = #sched<protocol ll>
 ccl.program @small world(16) {
   %a = ccl.buffer "a" : !ccl.buffer<256xf32>

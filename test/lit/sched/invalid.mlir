@@ -680,3 +680,28 @@ sched.program @p attributes {collective = #ccl<collective all_gather>,
     sched.multimem_reduce <input, (d0) -> (d0), 2> -> <output, (d0) -> (d0), 2>
   }
 }
+
+// -----
+
+// A switch group is a block of at least 2 ranks, as many in each.
+sched.program @p attributes {collective = #ccl<collective all_reduce>,
+    ranks = 8 : i64, channels = 1 : i64, element_type = f32, input_count = 8 : i64,
+    output_count = 8 : i64, scratch_count = 0 : i64, algorithm = "hierarchical_nvls",
+    redop = #ccl<redop sum>, multicast} {
+  sched.task channel 0 {
+    // expected-error @+1 {{'sched.multimem_reduce' op group must be at least 2 ranks and divide the program's 8, not 3}}
+    sched.multimem_reduce <input, (d0) -> (d0), 8> -> <output, (d0) -> (d0), 8> group 3
+  }
+}
+
+// -----
+
+sched.program @p attributes {collective = #ccl<collective all_reduce>,
+    ranks = 8 : i64, channels = 1 : i64, element_type = f32, input_count = 8 : i64,
+    output_count = 8 : i64, scratch_count = 0 : i64, algorithm = "hierarchical_nvls",
+    redop = #ccl<redop sum>, multicast} {
+  sched.task channel 0 {
+    // expected-error @+1 {{'sched.multimem_store' op group must be at least 2 ranks and divide the program's 8, not 1}}
+    sched.multimem_store <output, (d0) -> (d0), 8> -> <output, (d0) -> (d0), 8> group 1
+  }
+}

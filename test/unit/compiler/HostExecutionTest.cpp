@@ -627,7 +627,9 @@ TEST_F(HostExecution, EveryAllReduceAlgorithmMatchesReference) {
 // pcie4x8 with rings inside the nodes (not every pair has NVLink); on one
 // pcie4x8 node between its two sockets; on several pcie4x8 nodes in groups
 // of one socket of every node; hierarchical_direct (the halves exchanging
-// along the rails directly) on three and four a100x8 nodes.
+// along the rails directly) on three and four a100x8 nodes; hierarchical_hd
+// (halving, then doubling, along the rails; two staging slots in turn) on
+// two and four nodes.
 TEST_F(HostExecution, HierarchicalAllReducesOverNodes) {
   for (auto [topo, nodes, algorithm, chunks] :
        {std::tuple{"a100x8", 2, "hierarchical", 1}, {"a100x8", 2, "hierarchical_rd", 1},
@@ -636,7 +638,8 @@ TEST_F(HostExecution, HierarchicalAllReducesOverNodes) {
         {"v100x8", 2, "hierarchical_rd", 2}, {"pcie4x8", 1, "hierarchical", 2},
         {"pcie4x8", 1, "hierarchical_rd", 1}, {"pcie4x8", 2, "hierarchical_sockets", 2},
         {"pcie4x8", 4, "hierarchical_sockets", 1}, {"a100x8", 4, "hierarchical_direct", 4},
-        {"a100x8", 3, "hierarchical_direct", 1}}) {
+        {"a100x8", 3, "hierarchical_direct", 1}, {"a100x8", 4, "hierarchical_hd", 2},
+        {"v100x8", 4, "hierarchical_hd", 1}, {"h100x8", 2, "hierarchical_hd", 4}}) {
     int ranks = 8 * nodes;
     std::vector<Case> cases;
     // hierarchical_direct takes equal blocks: multiples of the ranks.

@@ -291,7 +291,7 @@ TEST_P(MailboxProtocol, AvgAndCompressedWire) {
   // The node-aware ones on two v100x8 nodes: rings in the nodes, in pieces.
   text.clear();
   index = 0;
-  for (const char *algorithm : {"hierarchical", "hierarchical_rd"})
+  for (const char *algorithm : {"hierarchical", "hierarchical_rd", "hierarchical_hd"})
     for (const char *redop : {"avg", "sum"}) {
       std::string buf = bufferType(999, "f32");
       text += llvm::formatv("ccl.program @h{0} world(16) {{\n"
@@ -615,6 +615,39 @@ TEST_F(ProtocolExecution, SwitchBroadcastsOnRandomCases) {
     }
   EXPECT_EQ(cases.programs, 14);
   runAll(cases.text, {"h100x8", "", 1, 0, 0}, cases.programs, sched::ProtocolKind::Simple);
+}
+
+// The hierarchical all-reduce through each node's switch on 2, 3 and 4
+// h100x8 nodes (halving and doubling along the rails; a ring over three):
+// each node's multimem steps reach its own GPUs only. Every type and
+// operator the switch has, random counts (1 and primes among them),
+// channels and pieces, in and out of place, through the host backend.
+TEST_F(ProtocolExecution, SwitchAllReducesOverNodesOnRandomCases) {
+  std::mt19937 rng(20261207);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int64_t primes[] = {2, 3, 13, 127, 1021};
+  for (int nodes : {2, 3, 4}) {
+    std::string text;
+    int programs = 0;
+    for (const char *type : kTypes)
+      for (const char *redop : {"sum", "avg", "min", "max"}) {
+        Type element = mlir::parseType(type, &context);
+        if (!sched::multimemReduces(element, *ccl::symbolizeReductionKind(redop)) ||
+            pick(0, 2) == 0)
+          continue;
+        int64_t m = pick(0, 3) == 0 ? 1 : pick(0, 1) ? primes[pick(0, 4)] : pick(2, 9000);
+        std::string buf = bufferType(m, type);
+        text += llvm::formatv(
+            "ccl.program @n{0} world({1}) {{\n"
+            "  %a = ccl.buffer \"a\" multicast : {2}\n"
+            "  %b = ccl.buffer \"b\" multicast : {2}\n"
+            "  ccl.all_reduce {3} %a -> {4} {{algorithm = \"hierarchical_nvls\", channels = "
+            "{5} : i64, chunks = {6} : i64} : {2} -> {2}\n}\n",
+            programs++, 8 * nodes, buf, redop, pick(0, 1) ? "%a" : "%b", pick(1, 4), pick(1, 4));
+      }
+    SCOPED_TRACE(std::to_string(nodes) + " nodes");
+    runAll(text, {"h100x8", "", nodes, 0, 0}, programs, sched::ProtocolKind::Simple);
+  }
 }
 
 // Pipelines longer than the mailbox (kLLSlots per channel and sender):

@@ -393,6 +393,13 @@ TEST_F(SimulatorTest, FoldingSymmetricRanksChangesNothing) {
   int n = m.ranks();
   RingOrders orders = toScheduleRanks(ringOrders(m, firstRanks(n), 2), firstRanks(n));
   check(buildRingAllReduce(b, loc, "ar", shapeOf(n, 16 * MiB), 1, 2, orders), m, 64, true);
+  // Switch steps that reach one node's ranks (the hierarchical all-reduce
+  // through each node's NVSwitch) fold node by node too.
+  for (int64_t bytes : {64 * MiB, int64_t(4) * 1000003})
+    check(buildHierarchicalAllReduce(b, loc, "nvls", shapeOf(16, bytes), 8,
+                                     RailAllReduce::HalvingDoubling, 3, 4, {},
+                                     /*inSwitch=*/true),
+          preset("h100x8", 2), 8, bytes % (8 * 16 * 12) == 0);
 }
 
 // Channels that run alike reach their events at times a rounding apart
@@ -582,12 +589,12 @@ TEST_F(SimulatorTest, FoldedMailboxSizesLikeTheFullWalk) {
   // Node-aware: every node alike. From the halves (equal blocks), channel
   // 3 adds each block's copies as soon as it has sent them (the others
   // after sending them all); else every channel runs alike.
-  check(buildHierarchicalAllReduce(b, loc, "hier", shapeOf(n, 4 * MiB), 8, true, 1, 4), m, 8, 2);
-  check(buildHierarchicalAllReduce(b, loc, "hier_uneven", shapeOf(n, 4 * MiB + 4), 8, true, 1,
+  check(buildHierarchicalAllReduce(b, loc, "hier", shapeOf(n, 4 * MiB), 8, RailAllReduce::Ring, 1, 4), m, 8, 2);
+  check(buildHierarchicalAllReduce(b, loc, "hier_uneven", shapeOf(n, 4 * MiB + 4), 8, RailAllReduce::Ring, 1,
                                    4),
         m, 8, 1);
   // Recursive doubling pairs nodes 0-1 and 0-2: alike every two nodes.
-  check(buildHierarchicalAllReduce(b, loc, "hier_rd", shapeOf(n, 4 * MiB), 8, false, 1, 4),
+  check(buildHierarchicalAllReduce(b, loc, "hier_rd", shapeOf(n, 4 * MiB), 8, RailAllReduce::RecursiveDoubling, 1, 4),
         m, 16, 1);
   // Rings over rotating rails.
   topo::Machine sixteen = preset("a100x8", 16);
@@ -708,7 +715,7 @@ TEST_F(SimulatorTest, DirectAlgorithmsDoNotBeatTheBound) {
           {K::AllToAll, buildDirectAllToAll(b, loc, "a2a", whole, 16)}};
       if (nodes > 1)
         programs.push_back({K::AllReduce, buildHierarchicalAllReduce(b, loc, "hier", whole, 8,
-                                                                     /*ring=*/false, 1, 4)});
+                                                                     RailAllReduce::RecursiveDoubling, 1, 4)});
       for (auto [kind, program] : programs) {
         double bound = lowerBoundUs(kind, firstRanks(n), bytes, m);
         double latency = lowerBoundUs(kind, firstRanks(n), 0, m);
@@ -770,7 +777,7 @@ TEST_F(SimulatorTest, HierarchicalPiecesOverlapPhases) {
   b.setInsertionPointToEnd(module->getBody());
   auto time = [&](int64_t chunks) {
     return run(buildHierarchicalAllReduce(b, b.getUnknownLoc(), "hier" + std::to_string(chunks),
-                                          shapeOf(16, 256 * MiB), 8, /*ring=*/true, chunks, 16),
+                                          shapeOf(16, 256 * MiB), 8, RailAllReduce::Ring, chunks, 16),
                m)
         .timeUs;
   };
@@ -826,7 +833,7 @@ TEST_F(SimulatorTest, HierarchicalAllReduceFromItsHalves) {
   b.setInsertionPointToEnd(module->getBody());
   AllReduceShape shape = shapeOf(16, GiB);
   auto program = buildHierarchicalAllReduce(b, b.getUnknownLoc(), "halves", shape, 8,
-                                            /*ringBetweenNodes=*/true, 16, 64);
+                                            RailAllReduce::Ring, 16, 64);
   EXPECT_EQ(program.getScratchCount(), 17 * shape.count / 16);
   double us = run(program, m).timeUs;
   double bound = lowerBoundUs(ccl::CollectiveKind::AllReduce, firstRanks(16), GiB, m);
@@ -835,7 +842,7 @@ TEST_F(SimulatorTest, HierarchicalAllReduceFromItsHalves) {
   // the node, one for the ring).
   AllReduceShape sixteenNodes = shapeOf(128, 16 * MiB);
   EXPECT_EQ(buildHierarchicalAllReduce(b, b.getUnknownLoc(), "direct", sixteenNodes, 8,
-                                       /*ringBetweenNodes=*/true, 1, 4)
+                                       RailAllReduce::Ring, 1, 4)
                 .getScratchCount(),
             9 * sixteenNodes.count);
 }
@@ -967,7 +974,7 @@ TEST(Bounds, BusBandwidthFactors) {
 
 TEST(Bounds, SeveralNodesAddTheNicCut) {
   // Several nodes: the bound is the larger of the GPU cut (2(n-1)/n S over
-  // the GPU's links) and the node cut (2(N-1)/N S over the node's NICs; the
+  // the GPU's links; S with NVLS) and the node cut (2(N-1)/N S over the node's NICs; the
   // bound of an all-reduce among N nodes), and the latency term uses the
   // network hop (LL ring NET 2.7 us, tuning.cc).
   using K = ccl::CollectiveKind;
@@ -981,18 +988,30 @@ TEST(Bounds, SeveralNodesAddTheNicCut) {
       topo::Machine m = preset(name, nodes);
       int n = 8 * nodes;
       EXPECT_DOUBLE_EQ(m.nodeNetworkBandwidth(0), nics) << name;
-      double gpuCut = 2.0 * (n - 1) / n * S / (m.injectionBandwidth(0) * 1e3);
+      // Where each node's switch reduces (h100x8's NVLS) a GPU sends its
+      // data once and receives the result once: S over its links.
+      double share = m.nvls ? 1.0 : 2.0 * (n - 1) / n;
+      double gpuCut = share * S / (m.injectionBandwidth(0) * 1e3);
       double nicCut = 2.0 * (nodes - 1) / nodes * S / (nics * 1e3);
       // The cut around a whole node sees what really leaves it: a DGX-1's
       // NICs hang off PCIe Gen3 x16 links (12 GB/s each, below EDR's 12.5),
       // so S must leave through 48 GB/s (Bounds.cpp, nodeCuts).
       double nodeCut = name == std::string("v100x8") ? S / 48e3 : 0;
       double bound = lowerBoundUs(K::AllReduce, firstRanks(n), S, m);
-      EXPECT_NEAR(bound,
-                  2.7 + std::max({gpuCut, nicCut, nodeCut}),
-                  1e-9 * bound)
-          << name << " x" << nodes;
-      EXPECT_GT(bound, oneBound) << name << " x" << nodes;
+      if (m.nvls) {
+        // (A cut inside the node may be tighter still; all are below the
+        // GPU cut without the switch.)
+        EXPECT_GE(bound, 2.7 + std::max(gpuCut, nicCut) - 1e-9 * bound) << name << " x" << nodes;
+        EXPECT_LT(bound, 2.7 + 2.0 * (n - 1) / n * S / (m.injectionBandwidth(0) * 1e3))
+            << name << " x" << nodes;
+      } else {
+        EXPECT_NEAR(bound, 2.7 + std::max({gpuCut, nicCut, nodeCut}), 1e-9 * bound)
+            << name << " x" << nodes;
+      }
+      // (One NVLS node's bound counts its switch links only; on several
+      // the PCIe path to the NIC adds to them.)
+      if (!m.nvls)
+        EXPECT_GT(bound, oneBound) << name << " x" << nodes;
       std::cout << llvm::formatv("[ bounds  ] {0} x{1}, 1 GiB: gpu cut {2:F0} us, "
                                  "nic cut {3:F0} us\n",
                                  name, nodes, gpuCut, nicCut)
