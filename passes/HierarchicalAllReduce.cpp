@@ -5,9 +5,13 @@
 //  1. inside every node a direct reduce-scatter over NVLink: GPU l adds the
 //     node's copies of block l (in GPU order);
 //  2. between nodes, block l is all-reduced among the GPUs l of every node,
-//     which share NIC rail l: a ring over the nodes, or recursive doubling
-//     (a power-of-two number of nodes) where latency matters;
+//     which share NIC rail l: a ring over the nodes, or over a power-of-two
+//     number of nodes recursive doubling (fewest hops) or recursive halving
+//     then doubling (log2 of the nodes hops each way, the ring's bytes);
 //  3. inside every node a direct all-gather of the blocks.
+// On nodes whose NVSwitch reduces (NVLS, multicast buffers) phases 1 and 3
+// go through it instead: GPU l reads block l of its node reduced in the
+// switch and later stores the result once to every GPU of the node.
 // Only 1/G of the buffer crosses each NIC, and the latency-bound part takes
 // M or log2(M) network hops instead of a flat ring's 2(n-1).
 //
