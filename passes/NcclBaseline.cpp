@@ -35,6 +35,10 @@ int64_t ccopt::ncclChannels(const Machine &machine) {
   return 2 * std::max<int64_t>(4, ringOrders(machine, node, 16).size());
 }
 
+int64_t ccopt::ncclNvlsTreePieces(int64_t bytes, int64_t channels, int64_t perNode) {
+  return piecesOf(bytes / std::max<int64_t>(1, channels * perNode), Protocol::Simple);
+}
+
 int64_t ccopt::ncclP2pChannels(const Machine &machine, int64_t ranks) {
   // NCCL spreads a group of send/recv over its p2p channels (as many as its
   // collective channels, rounded to a power of two); every peer's transfer
@@ -180,15 +184,29 @@ ccopt::ncclAllReduceBaseline(MLIRContext *context, const AllReduceShape &shape,
             protocol, AlgorithmFamily::Tree))
       return std::move(error);
   }
-  // NVLS: Hopper's NVSwitch reduces in the switch (one node, Simple only).
+  // NVLS: Hopper's NVSwitch reduces in the switch (Simple only); on one
+  // node alone, on several with the nodes exchanging between (NVLS tree).
   bool oneNode = llvm::all_of(ranks, [&](int r) {
     return machine.nodeOf(r) == machine.nodeOf(ranks.front());
   });
-  if (machine.nvls && oneNode && shape.ranks > 1) {
+  bool switches = machine.nvls && shape.ranks > 1 && !shape.narrowWire() &&
+                  sched::multimemReduces(shape.elementType, shape.redop) &&
+                  llvm::all_of(ranks, [&](int r) { return machine.nvSwitchLinks(r); });
+  if (switches && oneNode) {
     int64_t perPart = bytes / std::max<int64_t>(1, shape.ranks * channels);
     if (auto error = fastest.consider(
             buildNvlsAllReduce(b, b.getUnknownLoc(), "nccl_nvls", ring,
                                piecesOf(perPart, Protocol::Simple), channels),
+            Protocol::Simple, AlgorithmFamily::Nvls))
+      return std::move(error);
+  }
+  std::optional<int64_t> perNode = ranksPerGroup(machine, ranks);
+  if (switches && !oneNode && perNode) {
+    if (auto error = fastest.consider(
+            buildHierarchicalAllReduce(b, b.getUnknownLoc(), "nccl_nvls_tree", ring, *perNode,
+                                       railsOf("hierarchical_nvls", shape.ranks / *perNode),
+                                       ncclNvlsTreePieces(bytes, channels, *perNode), channels,
+                                       {}, /*inSwitch=*/true),
             Protocol::Simple, AlgorithmFamily::Nvls))
       return std::move(error);
   }

@@ -69,6 +69,12 @@ bool ringsStayOnNvlink(const topo::Machine &machine, llvm::ArrayRef<int> ranks);
 /// Channels NCCL runs on `machine` (its rings/trees per collective).
 int64_t ncclChannels(const topo::Machine &machine);
 
+/// NCCL's NVLS tree across nodes (src/device/all_reduce.h, NVLS_TREE): each
+/// node's switch reduces, the nodes exchange, the switch stores. The
+/// baseline runs it as hierarchical_nvls on NCCL's channels in pieces of
+/// its Simple step over each GPU's block (`perNode` GPUs a node).
+int64_t ncclNvlsTreePieces(int64_t bytes, int64_t channels, int64_t perNode);
+
 /// Channels NCCL's grouped send/recv (all_to_all) spreads over among
 /// `ranks` ranks on `machine`.
 int64_t ncclP2pChannels(const topo::Machine &machine, int64_t ranks);

@@ -572,9 +572,10 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           break;
       }
       // NCCL's own channels and pieces (each protocol's step size) for its
-      // rings, chains and trees, where the search did not try them (the
-      // step budget cut it short, or they are no power of two; up to 16
-      // budgets: as much as simulating NCCL's choice for the report costs).
+      // rings, chains, trees and NVLS trees, where the search did not try
+      // them (the step budget cut it short, or they are no power of two; up
+      // to 16 budgets: as much as simulating NCCL's choice for the report
+      // costs).
       int64_t channels = ncclChannels(machine);
       int64_t part = isChain(algorithm) ? c.bytes / channels : c.bytes / (n * channels);
       // A tree's pieces run under their own protocol only (others would
@@ -587,6 +588,9 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           ncclPieces[std::min(kMaxTreePieces, treePiecesOf(machine, c.ranks, c.bytes, channels,
                                                            topo::protocolOf(kind)))] |= 1u << i;
       }
+      // NCCL's NVLS tree (Simple only), as the baseline runs it.
+      if (algorithm == "hierarchical_nvls")
+        ncclPieces = {{ncclNvlsTreePieces(c.bytes, channels, *perNode), 1u}};
       for (auto [chunks, protocols] : ncclPieces) {
         int64_t steps = n * channels * chunks * perRank;
         // Fewer pieces than the search's first do not stream faster

@@ -363,9 +363,11 @@ double channelCap(const Machine &machine, Protocol protocol, int64_t channels) {
 
 AlgorithmFamily familyOf(ProgramOp program) {
   StringRef algorithm = program.getAlgorithm();
-  return algorithm == "tree"   ? AlgorithmFamily::Tree
-         : algorithm == "nvls" ? AlgorithmFamily::Nvls
-                               : AlgorithmFamily::Ring;
+  // The switch's algorithms pay NVLS's base latency (NCCL's NVLS and NVLS
+  // tree alike).
+  return algorithm == "tree"                                          ? AlgorithmFamily::Tree
+         : algorithm == "nvls" || algorithm == "hierarchical_nvls" ? AlgorithmFamily::Nvls
+                                                                      : AlgorithmFamily::Ring;
 }
 
 void Simulation::addFlow(Thread &t, const std::vector<int> &route,

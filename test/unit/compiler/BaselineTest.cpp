@@ -225,6 +225,23 @@ TEST_F(Baseline, NvlsAllReduceBoundIsTheBufferOverTheSwitchLinks) {
             1024.0 * MiB / (18 * 20.6 * 1e3));
 }
 
+TEST_F(Baseline, NvlsTreeAcrossNodesOfReducingSwitches) {
+  // On several h100x8 nodes NCCL reduces inside each node in the switch and
+  // exchanges between nodes (NVLS tree): it beats the ring at 1 GiB over two
+  // nodes; a100x8 has no NVLS. Nothing beats the bound with the switches.
+  for (auto [name, nodes, algorithm] :
+       {std::tuple{"h100x8", 2, "hierarchical_nvls"}, {"a100x8", 2, "ring"}}) {
+    topo::Machine m = preset(name, nodes);
+    BaselineResult r = baseline(K::AllReduce, m, 8 * nodes, GiB);
+    EXPECT_EQ(r.algorithm, algorithm) << name;
+    EXPECT_GE(r.timeUs, lowerBoundUs(K::AllReduce, firstRanks(8 * nodes), GiB, m)) << name;
+    if (r.algorithm == "hierarchical_nvls") {
+      EXPECT_EQ(r.channels, ncclChannels(m));
+      EXPECT_EQ(r.chunks, ncclNvlsTreePieces(GiB, r.channels, 8));
+    }
+  }
+}
+
 TEST_F(Baseline, PerRankChainsFoldTheirChannels) {
   // A chain gives every rank its own task; its channels are alike, so the
   // simulator runs one and counts it once per channel: same time.
