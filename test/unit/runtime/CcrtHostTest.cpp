@@ -105,9 +105,20 @@ TEST(KernelLibrary, ReadsMulticast) {
   EXPECT_FALSE(lib.schedules[0].multicast);
   ASSERT_TRUE(parseKernelLibrary(line + " multicast=1\n", lib).ok());
   EXPECT_TRUE(lib.schedules[0].multicast);
+  EXPECT_EQ(lib.schedules[0].multicastGroup, 0);
   Status s = parseKernelLibrary(line + " multicast=yes\n", lib);
   EXPECT_EQ(s.code, Code::InvalidArgument);
   EXPECT_NE(s.message.find("bad multicast 'yes'"), std::string::npos) << s.message;
+  // Blocks of consecutive ranks, one multicast object each (a node's).
+  std::string four = line;
+  four.replace(four.find("ranks=2"), 7, "ranks=4");
+  ASSERT_TRUE(parseKernelLibrary(four + " multicast=2\n", lib).ok());
+  EXPECT_TRUE(lib.schedules[0].multicast);
+  EXPECT_EQ(lib.schedules[0].multicastGroup, 2);
+  s = parseKernelLibrary(four + " multicast=3\n", lib);
+  EXPECT_EQ(s.code, Code::InvalidArgument);
+  EXPECT_NE(s.message.find("multicast must divide the ranks into equal blocks"), std::string::npos)
+      << s.message;
 }
 
 // Per-rank host buffers for one schedule, filled with small integers.
