@@ -226,8 +226,8 @@ std::string bufferType(int64_t count, llvm::StringRef type) {
 // sum / max / min, in place and not, pipelined in 2 chunks over 2 channels.
 TEST_P(MailboxProtocol, EveryAllReduceAlgorithm) {
   for (llvm::StringRef algorithm : ccopt::algorithmsFor(ccl::CollectiveKind::AllReduce)) {
-    if (algorithm == "nvls")
-      continue; // Simple only: SwitchReductionsOnRandomCases
+    if (algorithm == "nvls" || algorithm == "hierarchical_nvls")
+      continue; // Simple only: Switch(AllReducesOverNodes|Reductions)OnRandomCases
     if (algorithm == "hierarchical_direct")
       continue; // equal blocks on NVLinked nodes: DirectAlongTheRails
     std::string text;
