@@ -636,10 +636,7 @@ template <class T> CC_DEVICE T* cc_multicast_buf(const cc_args* args, int rank, 
 // The ranks a multimem step of `rank` reaches: its block of `group`
 // consecutive ranks (on CUDA, those bound to its multicast object), or
 // every rank where `group` is 0.
-CC_HOST_DEVICE int cc_switch_first(const cc_args* args, int rank, int group) {
-  (void)args;
-  return group ? rank - rank % group : 0;
-}
+CC_HOST_DEVICE int cc_switch_first(int rank, int group) { return group ? rank - rank % group : 0; }
 CC_HOST_DEVICE int cc_switch_count(const cc_args* args, int group) { return group ? group : args->nranks; }
 
 // dst[i] = OP over the reached ranks' buffer `kind` at [offset + i] (/ divisor), i < n.
@@ -673,7 +670,7 @@ CC_DEVICE void cc_multimem_reduce(const cc_args* args, int rank, int kind, T* ds
       });
 #else
   typedef cc_acc_t<T> Acc;
-  const int first = cc_switch_first(args, rank, group), end = first + cc_switch_count(args, group);
+  const int first = cc_switch_first(rank, group), end = first + cc_switch_count(args, group);
   for (long long i = 0; i < n; ++i) {
     Acc acc = cc_cvt<Acc>(cc_buf<T>(args, first, kind)[offset + i]);
     for (int q = first + 1; q < end; ++q)
@@ -710,7 +707,7 @@ CC_DEVICE void cc_multimem_store(const cc_args* args, int rank, int kind, long l
         for (int j = 0; j < 4; ++j) v[j] = (unsigned)word(w + j);
         cc_detail::mm_store4((unsigned*)(mc + w), v);
       });
-  const int first = cc_switch_first(args, rank, group), end = first + cc_switch_count(args, group);
+  const int first = cc_switch_first(rank, group), end = first + cc_switch_count(args, group);
   if (per > 1 && cc_tid() == 0)
     for (int q = first; q < end; ++q) {
       T* peer = cc_buf<T>(args, q, kind);
@@ -719,7 +716,7 @@ CC_DEVICE void cc_multimem_store(const cc_args* args, int rank, int kind, long l
     }
   cc_detail::fence_alias();
 #else
-  const int first = cc_switch_first(args, rank, group), end = first + cc_switch_count(args, group);
+  const int first = cc_switch_first(rank, group), end = first + cc_switch_count(args, group);
   for (int q = first; q < end; ++q)
     for (long long i = 0; i < n; ++i) cc_buf<T>(args, q, kind)[offset + i] = src[i];
 #endif

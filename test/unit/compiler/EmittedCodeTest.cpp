@@ -128,6 +128,19 @@ TEST(EmittedCode, NvlsCompilesWithNvrtcForHopper) {
     EXPECT_FALSE(result.cubin.empty());
     std::cout << "[ nvrtc   ] nvls sm_" << arch << " " << result.seconds << " s\n";
   }
+  // The switch steps of the hierarchical one reach a node's ranks.
+  std::string buf = "!ccl.buffer<1003xf16>";
+  auto grouped = ccopt::test::compile(
+      context,
+      "ccl.program @nodes world(16) {\n  %a = ccl.buffer \"a\" multicast : " + buf +
+          "\n  ccl.all_reduce max %a -> %a {algorithm = \"hierarchical_nvls\"} : " + buf +
+          " -> " + buf + "\n}\n",
+      {"h100x8", "", 2, 1, 2});
+  ASSERT_TRUE(grouped.module) << grouped.error;
+  ASSERT_NE(grouped.cuda.find("multicast=8"), std::string::npos);
+  ASSERT_NE(grouped.cuda.find(", 8);"), std::string::npos);
+  auto result = ccopt::rt::compileWithNvrtc(grouped.cuda, "nodes.cu", 90);
+  EXPECT_TRUE(result.ok) << result.log;
 #endif
 }
 
