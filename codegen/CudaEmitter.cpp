@@ -98,7 +98,7 @@ std::string multicastKey(ProgramOp program) {
 
 /// A multimem step's last argument where it reaches a block of ranks (its
 /// `group`); none where it reaches every rank.
-std::string group(std::optional<uint64_t> ranks) {
+std::string groupArgument(std::optional<uint64_t> ranks) {
   return ranks ? ", " + std::to_string(*ranks) : "";
 }
 
@@ -540,14 +540,14 @@ void KernelPrinter::printStep(Operation *op) {
            << bufferEnum(mm.getSrc().getBuffer()) << ", "
            << local("dst", mm.getDst()) << ", src_b, src_n, "
            << (divide ? std::to_string(program.getRanks()) : "1") << "LL"
-           << group(mm.getGroup()) << ");\n";
+           << groupArgument(mm.getGroup()) << ");\n";
       })
       .Case([&](MultimemStoreOp mm) {
         declarePart("src", mm.getSrc());
         declarePart("dst", mm.getDst());
         os << "cc_multimem_store(args, rank, " << bufferEnum(mm.getDst().getBuffer())
            << ", dst_b, "
-           << local("src", mm.getSrc()) << ", src_n" << group(mm.getGroup()) << ");\n";
+           << local("src", mm.getSrc()) << ", src_n" << groupArgument(mm.getGroup()) << ");\n";
       })
       .Case([&](RecvCopySendOp rcs) {
         peer("from", rcs.getFromAttr());

@@ -53,7 +53,7 @@ public:
                       const PipelinedPiece &piece, int64_t pieces, NodeExchange exchange)
       : NodeMajorRanks(b.getContext(), program.getRanks(), G, piece.dims - 1), b(b), loc(loc),
         C(C * pieces), slots(slots), K(subparts), ch(piece.index + channel * pieces),
-        exchange(exchange), ringInNode(exchange == NodeExchange::Ring),
+        exchange(exchange),
         finalize(program.getRedop() == ccl::ReductionKind::Avg && !program.getPrescale()),
         roundOwn(static_cast<bool>(program.getWire())) {}
 
@@ -62,11 +62,11 @@ public:
     if (index == 0 && exchange == NodeExchange::Switch)
       switchReduceScatter();
     else if (index == 0)
-      ringInNode ? intraRingReduceScatter() : intraReduceScatter();
+      ringInNode() ? intraRingReduceScatter() : intraReduceScatter();
     else if (index == 2 && exchange == NodeExchange::Switch)
       switchAllGather();
     else if (index == 2)
-      ringInNode ? intraRingAllGather() : intraAllGather();
+      ringInNode() ? intraRingAllGather() : intraAllGather();
     else if (rails == RailAllReduce::Ring)
       interRing();
     else if (rails == RailAllReduce::HalvingDoubling)
@@ -119,8 +119,9 @@ private:
   /// Scratch slots phase 1 takes: the node's copies of a block, the ring's
   /// staging, none in the switch (the slots after them are phase 2's).
   int64_t nodeSlots() { return hierarchicalNodeSlots(G, exchange); }
+  bool ringInNode() const { return exchange == NodeExchange::Ring; }
   /// The block phase 2 all-reduces: this GPU's after phase 1.
-  AffineExpr owned() { return ringInNode ? (local() + 1) % G : local(); }
+  AffineExpr owned() { return ringInNode() ? (local() + 1) % G : local(); }
 
   /// A ring over the node: G-1 steps, each adding this GPU's copy to the
   /// block that arrived and passing it on; GPU l ends with the node's sum
@@ -306,7 +307,6 @@ private:
   int64_t C, slots, K; // C and ch count pieces (a share each)
   AffineExpr ch;
   NodeExchange exchange;
-  bool ringInNode;
   bool finalize, roundOwn;
 };
 

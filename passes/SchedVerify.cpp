@@ -688,7 +688,7 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
         if (!dst || failed(sameSize(t, op, {&*src, &*dst})))
           return failure();
         std::optional<Slice> sum;
-        SwitchRanks reached = switchRanks(op, r);
+        SwitchRanks reached = switchRanks(mm.getGroup(), r, n);
         for (int64_t q = reached.first; q < reached.first + reached.count; ++q) {
           auto slice = read(t, op, q, *src);
           if (!slice)
@@ -707,7 +707,7 @@ LogicalResult SymbolicExecution::execute(Thread &t, Operation *op,
         auto dst = src ? range(t, op, mm.getDst(), dims) : std::nullopt;
         if (!dst || failed(sameSize(t, op, {&src->first, &*dst})))
           return failure();
-        SwitchRanks reached = switchRanks(op, r);
+        SwitchRanks reached = switchRanks(mm.getGroup(), r, n);
         for (int64_t q = reached.first; q < reached.first + reached.count; ++q)
           if (failed(write(t, op, q, *dst, src->second)))
             return failure();

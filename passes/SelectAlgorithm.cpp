@@ -315,6 +315,29 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     return chunks;
   }
 
+  /// The pieces NCCL cuts `algorithm`'s share in on `channels` channels
+  /// (each protocol's step size), each with the protocols (bits of
+  /// kProtocols) it runs them under; none where NCCL has no such algorithm.
+  std::map<int64_t, unsigned> ncclPiecesOf(const Collective &c, StringRef algorithm,
+                                           int64_t channels, std::optional<int64_t> perNode) {
+    // NCCL's NVLS tree (Simple only), as the baseline runs it.
+    if (algorithm == "hierarchical_nvls")
+      return {{ncclNvlsTreePieces(c.bytes, channels, *perNode), 1u}};
+    int64_t part =
+        isChain(algorithm) ? c.bytes / channels : c.bytes / (c.shape.ranks * channels);
+    std::map<int64_t, unsigned> pieces;
+    for (auto [i, kind] : llvm::enumerate(kProtocols)) {
+      if (algorithm == "ring" || algorithm == "chain")
+        pieces[piecesOf(part, topo::protocolOf(kind))] = ~0u;
+      // A tree's pieces run under their own protocol only (others would
+      // stream finer pieces than NCCL ever cuts).
+      if (algorithm == "tree")
+        pieces[std::min(kMaxTreePieces, treePiecesOf(machine, c.ranks, c.bytes, channels,
+                                                     topo::protocolOf(kind)))] |= 1u << i;
+    }
+    return pieces;
+  }
+
   /// Whether the hierarchical all-reduce is built from the reduce-scatter
   /// and all-gather (hierarchicalAllReduceByHalves).
   bool byHalves(const Collective &c, StringRef algorithm, std::optional<int64_t> perNode) {
@@ -581,39 +604,23 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       SmallVector<int64_t, 2> ncclCounts = {ncclChannels(machine)};
       if (algorithm == "ring")
         ncclCounts.push_back(2 * ncclChannels(machine));
-      for (int64_t channels : ncclCounts) {
-        int64_t part = isChain(algorithm) ? c.bytes / channels : c.bytes / (n * channels);
-        // A tree's pieces run under their own protocol only (others would
-        // stream finer pieces than NCCL ever cuts).
-        std::map<int64_t, unsigned> ncclPieces; // pieces -> protocols (bits of kProtocols)
-        for (auto [i, kind] : llvm::enumerate(kProtocols)) {
-          if (algorithm == "ring" || algorithm == "chain")
-            ncclPieces[piecesOf(part, topo::protocolOf(kind))] = ~0u;
-          if (algorithm == "tree")
-            ncclPieces[std::min(kMaxTreePieces, treePiecesOf(machine, c.ranks, c.bytes,
-                                                             channels, topo::protocolOf(kind)))] |=
-                1u << i;
-        }
-        // NCCL's NVLS tree (Simple only), as the baseline runs it.
-        if (algorithm == "hierarchical_nvls")
-          ncclPieces = {{ncclNvlsTreePieces(c.bytes, channels, *perNode), 1u}};
-        for (auto [chunks, protocols] : ncclPieces) {
+      for (int64_t channels : ncclCounts)
+        for (auto [chunks, protocols] : ncclPiecesOf(c, algorithm, channels, perNode)) {
           int64_t steps = n * channels * chunks * perRank;
           // Fewer pieces than the search's first do not stream faster
           // through a tree (firstChunks).
           if (algorithm == "tree" && chunks < firstChunks(c, algorithm, channels, perNode))
             continue;
-          if (steps <= 16 * stepBudget && !tried.count({channels, chunks})) {
-            std::string protocol;
-            double us = timeOf(c, bound, fastest, fastest, algorithm, channels, chunks, steps,
-                               protocol, protocols);
-            if (us < 1e300 && (!bestHere || us < bestHere->timeUs)) {
-              fastest = std::min(fastest, us);
-              bestHere = Choice{algorithm.str(), channels, chunks, us, protocol};
-            }
+          if (steps > 16 * stepBudget || tried.count({channels, chunks}))
+            continue;
+          std::string protocol;
+          double us = timeOf(c, bound, fastest, fastest, algorithm, channels, chunks, steps,
+                             protocol, protocols);
+          if (us < 1e300 && (!bestHere || us < bestHere->timeUs)) {
+            fastest = std::min(fastest, us);
+            bestHere = Choice{algorithm.str(), channels, chunks, us, protocol};
           }
         }
-      }
       if (bestHere)
         best.push_back(*bestHere);
     }

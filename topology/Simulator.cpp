@@ -631,7 +631,7 @@ void Simulation::advance(Thread &t) {
                        .Case([&](MultimemReduceOp m) {
                          // Every reached rank's part up to the switch, the sum down.
                          int64_t bytes = bytesOf(m.getDst(), t.dims);
-                         SwitchRanks reached = switchRanks(m, t.rank);
+                         SwitchRanks reached = switchRanks(m.getGroup(), t.rank, n);
                          for (int64_t q = reached.first; q < reached.first + reached.count; ++q)
                            startSwitchFlow(t, switchLinks[q].first, bytes, Flow::Reduce);
                          startSwitchFlow(t, switchLinks[t.rank].second, bytes, Flow::Reduce);
@@ -641,7 +641,7 @@ void Simulation::advance(Thread &t) {
                          // One copy up, the switch's copies down to every rank.
                          int64_t bytes = bytesOf(m.getDst(), t.dims);
                          startSwitchFlow(t, switchLinks[t.rank].first, bytes, Flow::Store);
-                         SwitchRanks reached = switchRanks(m, t.rank);
+                         SwitchRanks reached = switchRanks(m.getGroup(), t.rank, n);
                          for (int64_t q = reached.first; q < reached.first + reached.count; ++q)
                            startSwitchFlow(t, switchLinks[q].second, bytes, Flow::Store);
                          return false; // lands while the next step runs

@@ -47,19 +47,24 @@ bool mlir::sched::hasMultimemSteps(ProgramOp program) {
       .wasInterrupted();
 }
 
-SwitchRanks mlir::sched::switchRanks(Operation *multimem, int64_t rank) {
-  auto group = multimem->getAttrOfType<IntegerAttr>("group");
+SwitchRanks mlir::sched::switchRanks(std::optional<uint64_t> group, int64_t rank,
+                                     int64_t ranks) {
   if (!group)
-    return {0, multimem->getParentOfType<ProgramOp>().getRanks()};
-  int64_t g = group.getInt();
+    return {0, ranks};
+  int64_t g = *group;
   return {rank - rank % g, g};
 }
 
 int64_t mlir::sched::multimemBlock(ProgramOp program) {
   int64_t block = 0;
+  auto widen = [&](std::optional<uint64_t> group) {
+    block = std::lcm(std::max<int64_t>(block, 1), switchRanks(group, 0, program.getRanks()).count);
+  };
   program.walk([&](Operation *op) {
-    if (isa<MultimemReduceOp, MultimemStoreOp>(op))
-      block = std::lcm(std::max<int64_t>(block, 1), switchRanks(op, 0).count);
+    if (auto reduce = dyn_cast<MultimemReduceOp>(op))
+      widen(reduce.getGroup());
+    else if (auto store = dyn_cast<MultimemStoreOp>(op))
+      widen(store.getGroup());
   });
   return block;
 }

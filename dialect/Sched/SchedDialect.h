@@ -29,12 +29,12 @@ unsigned loopDepth(Operation *op);
 /// Whether a step of `program` reduces or stores through the NVSwitch (NVLS).
 bool hasMultimemSteps(ProgramOp program);
 
-/// The ranks a multimem step run by `rank` reaches through the switch,
-/// [first, first + count): the block of its `group`, or every rank.
+/// The ranks a multimem step run by `rank` of `ranks` reaches through the
+/// switch, [first, first + count): the block of its `group`, or every rank.
 struct SwitchRanks {
   int64_t first, count;
 };
-SwitchRanks switchRanks(Operation *multimem, int64_t rank);
+SwitchRanks switchRanks(std::optional<uint64_t> group, int64_t rank, int64_t ranks);
 
 /// The ranks every multimem step of `program` stays within: blocks of this
 /// many (the least common multiple of their groups; all its ranks where one
