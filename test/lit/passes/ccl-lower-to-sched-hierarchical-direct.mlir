@@ -11,12 +11,19 @@
 // CHECK-DAG: #[[ON:map[0-9]*]] = affine_map<(d0, d1) -> ((d0 + d1 * 8) mod 32)>
 // CHECK-DAG: #[[BACK:map[0-9]*]] = affine_map<(d0, d1) -> ((d0 - d1 * 8) mod 32)>
 
-// Reduce-scatter: each piece's node sums go to the three other nodes at
-// once (no ring step waits on another), the three that come back are
-// added to this GPU's own, the last addition averaging.
+// Reduce-scatter: the node phase sums the blocks of the three other nodes
+// (ring steps 0-2); the rail phase sends each piece's node sums to them at
+// once (no ring step waits on another), sums this node's own block (step
+// 3) while they travel, and adds the three that come back, the last
+// addition averaging.
 // CHECK: sched.program @p_reduce_scatter_0 attributes {algorithm = "hierarchical_direct"
 // CHECK: sched.loop 0 to 3 {
-// CHECK-NEXT: sched.send <scratch, (d0, d1) -> ((d1 + 28) * 2), 70> to #[[BACK1]] at <scratch, (d0, d1) -> ((d1 + 32) * 2), 70>
+// CHECK-NEXT: sched.loop 1 to 8 {
+// CHECK-NEXT: sched.send <input, {{.*}}> to #{{map[0-9]*}} at <scratch, (d0, d1, d2) -> (((d2 - 1) * 4 + d1) * 2), 70>
+// CHECK: sched.send <scratch, (d0, d1) -> ((d1 + 28) * 2), 70> to #[[BACK1]] at <scratch, (d0, d1) -> ((d1 + 32) * 2), 70>
+// CHECK-NEXT: }
+// CHECK-NEXT: sched.loop 1 to 8 {
+// CHECK-NEXT: sched.send <input, {{.*}}> to #{{map[0-9]*}} at <scratch, (d0, d1) -> (((d1 - 1) * 4 + 3) * 2), 70>
 // CHECK: sched.loop 1 to 4 {
 // CHECK-NEXT: sched.recv from #[[ON]] into <scratch, (d0, d1) -> ((d1 + 31) * 2), 70>
 // CHECK: sched.reduce <scratch, (d0) -> (64), 70>, <scratch, (d0) -> (62), 70> -> <output, (d0) -> (0), 2>
@@ -24,13 +31,20 @@
 // CHECK-NEXT: sched.reduce <scratch, (d0, d1) -> ((d1 + 31) * 2), 70>, <output, (d0, d1) -> (0), 2> -> <output, (d0, d1) -> (0), 2>
 // CHECK: sched.reduce <scratch, (d0) -> (68), 70>, <output, (d0) -> (0), 2> -> <output, (d0) -> (0), 2> finalize
 
-// All-gather: this GPU's block to the three other nodes at once, theirs
-// received as they come; then inside the node.
+// All-gather: this GPU's block to the three other nodes at once and to its
+// node-mates, theirs received as they come; then the other nodes' blocks
+// inside the node.
 // CHECK: sched.program @p_all_gather_1 attributes {algorithm = "hierarchical_direct"
 // CHECK: sched.loop 1 to 4 {
 // CHECK-NEXT: sched.send <input, (d0, d1) -> (0), 2> to #[[ON]] at <output, (d0, d1) -> ((((d0 floordiv 8) mod 4) * 8 + d0 mod 8) * 2), 64>
+// CHECK-NEXT: }
+// CHECK-NEXT: sched.loop 1 to 8 {
+// CHECK-NEXT: sched.send <output, (d0, d1) -> ((((d0 floordiv 8) mod 4) * 8 + d0 mod 8) * 2), 64>
 // CHECK: sched.loop 1 to 4 {
 // CHECK-NEXT: sched.recv from #[[BACK]] into <output, (d0, d1) -> ((((d0 floordiv 8 - d1) mod 4) * 8 + d0 mod 8) * 2), 64>
+// CHECK-NEXT: }
+// CHECK-NEXT: sched.loop 1 to 8 {
+// CHECK-NEXT: sched.recv from #{{map[0-9]*}} into <output, (d0, d1) -> ((((d0 floordiv 8) mod 4) * 8 + (d0 mod 8 - d1) mod 8) * 2), 64>
 
 // The all-reduce: both halves' rail steps, direct.
 // CHECK: sched.program @p_all_reduce_2 attributes {algorithm = "hierarchical_direct"

@@ -6,14 +6,16 @@
 
 // In pieces the reduce-scatter's two phases rotate: channel 0 sums both
 // pieces inside the node before the rail's ring takes them, channel 1 runs
-// the ring on piece 0 before it sums piece 1.
+// the ring on piece 0 before it sums piece 1. The node phase sums the
+// other node's block (one ring step); this node's own is summed in the
+// rail phase, while the ring's sends travel.
 // PIECES: sched.program @p_reduce_scatter_0 attributes {algorithm = "hierarchical", channels = 2 : i64, chunks = 2 : i64
 // PIECES: sched.task channel 0 {
 // PIECES: sched.reduce {{.*}} -> <output, (d0) -> (0), 4>
 // PIECES-NEXT: sched.send <scratch, (d0) -> (57), 68>
 // PIECES: sched.task channel 1 {
 // PIECES: sched.reduce {{.*}} -> <output, (d0) -> (2), 4>
-// PIECES-NEXT: sched.loop 0 to 2 {
+// PIECES-NEXT: sched.loop 0 to 1 {
 // PIECES: sched.program @p_all_gather_1 attributes {algorithm = "hierarchical", channels = 2 : i64, chunks = 2 : i64
 
 // CHECK: sched.program @p_reduce_scatter_0 attributes {algorithm = "hierarchical"
