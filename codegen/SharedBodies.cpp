@@ -39,6 +39,22 @@ AffineExpr rewriteConstants(AffineExpr expr,
   return getAffineBinaryOpExpr(expr.getKind(), lhs, rhs);
 }
 
+/// The terms of a sum (`expr` itself if it is none) other than constants,
+/// in order, and the constants' total.
+void splitOffset(AffineExpr expr, SmallVectorImpl<AffineExpr> &terms, int64_t &offset) {
+  if (auto value = dyn_cast<AffineConstantExpr>(expr)) {
+    offset += value.getValue();
+    return;
+  }
+  auto sum = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!sum || sum.getKind() != AffineExprKind::Add) {
+    terms.push_back(expr);
+    return;
+  }
+  splitOffset(sum.getLHS(), terms, offset);
+  splitOffset(sum.getRHS(), terms, offset);
+}
+
 /// `map` with each constant, left to right, replaced by `constant(value)`,
 /// over `symbols` symbols (or as many as it uses).
 AffineMap rewriteConstants(AffineMap map, std::optional<unsigned> symbols,
@@ -46,15 +62,21 @@ AffineMap rewriteConstants(AffineMap map, std::optional<unsigned> symbols,
   SmallVector<AffineExpr> results;
   unsigned used = 0;
   for (AffineExpr result : map.getResults()) {
-    // Offsets are read as `x + c` even where c is 0 (`d1` on one channel is
-    // `d1 + 4` on the next), so that they differ only in c.
-    auto sum = dyn_cast<AffineBinaryOpExpr>(result);
-    bool offset = isa<AffineConstantExpr>(result) ||
-                  (sum && sum.getKind() == AffineExprKind::Add &&
-                   isa<AffineConstantExpr>(sum.getRHS()));
-    results.push_back(rewriteConstants(result, constant));
-    if (!offset)
-      results.back() = results.back() + constant(0);
+    // Each result is read as its terms plus one offset c, even where c is
+    // 0 (`d1` on one channel is `d1 + 4` on the next) or sits inside a
+    // term's sum (`x + (d1 + 4)`), so that tasks differ only in c.
+    SmallVector<AffineExpr, 4> terms;
+    int64_t offset = 0;
+    splitOffset(result, terms, offset);
+    AffineExpr rewritten;
+    for (AffineExpr term : terms) {
+      AffineExpr next = rewriteConstants(term, constant);
+      rewritten = rewritten ? getAffineBinaryOpExpr(AffineExprKind::Add, rewritten, next)
+                            : next;
+    }
+    AffineExpr c = constant(offset);
+    results.push_back(rewritten ? getAffineBinaryOpExpr(AffineExprKind::Add, rewritten, c)
+                                : c);
     results.back().walk([&](AffineExpr e) {
       if (auto symbol = dyn_cast<AffineSymbolExpr>(e))
         used = std::max(used, symbol.getPosition() + 1);

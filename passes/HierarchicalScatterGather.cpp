@@ -125,9 +125,11 @@ private:
   /// phase alone) then keeps both kinds of link busy, and so does the last.
   /// (Not on the node's ring: there the own block's G-1 hops in a row
   /// would hold up the rail's steps; v100x8 x2 8 MiB all-gather in 64 x 8
-  /// pieces 448 -> 521 us.)
+  /// pieces 448 -> 521 us. Nor in the all-reduce built from the halves:
+  /// it gained 1-5% at >= 32 MiB for kernels half as long again, a100x8
+  /// x2 256 MiB 12853 -> 20605 lines for NVRTC.)
   bool ownBlockWithRail(Phase phase) const {
-    return phase != Phase::Both && !ringInNode && G > 1 && M > 1;
+    return phase != Phase::Both && !ringInNode && !allReduce && G > 1 && M > 1;
   }
 
   /// Reduce-scatter scratch: slot (t, i) holds what GPU l-t sent for ring

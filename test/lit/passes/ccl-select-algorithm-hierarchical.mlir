@@ -1,11 +1,11 @@
 // On four a100x8 nodes the node-aware all-reduce, reduce-scatter and
 // all-gather exchange along the rails directly (hierarchical_direct: one
 // network hop per piece, where the ring over the nodes waits on three in a
-// row). The all-reduce's search goes one level past its step budget, to
-// 64 x 8 pieces (0.92 of the bound).
+// row). The all-reduce's search goes one level past its step budget, from
+// 32 x 8 pieces (0.89 of the bound) to 32 x 16 (0.92).
 // RUN: ccopt %s --emit=mlir --ccl-assign-world="topo=a100x8 nodes=4" --ccl-select-algorithm="topo=a100x8 nodes=4" | FileCheck %s
 
-// CHECK: ccl.all_reduce {{.*}}algorithm = "hierarchical_direct", channels = 64 : i64, chunks = 8 : i64{{.*}}runner_up = "hierarchical"
+// CHECK: ccl.all_reduce {{.*}}algorithm = "hierarchical_direct", channels = 32 : i64, chunks = 16 : i64{{.*}}runner_up = "hierarchical"
 // CHECK: ccl.reduce_scatter {{.*}}algorithm = "hierarchical_direct", channels = 64 : i64, chunks = 8 : i64{{.*}}runner_up = "hierarchical"
 // CHECK: ccl.all_gather {{.*}}algorithm = "hierarchical_direct", channels = 32 : i64, chunks = 8 : i64{{.*}}runner_up = "hierarchical"
 ccl.program @p {
