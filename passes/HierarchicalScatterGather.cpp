@@ -118,6 +118,11 @@ private:
       });
   }
 
+  /// The all-gather's block of ring step s from GPU l-t of this node.
+  PartAttr mateBlock(AffineExpr s, AffineExpr t, unsigned dims) {
+    return block(BufferKind::Output, blockOf(s, local() - t + G), dims);
+  }
+
   /// Whether, with the phases apart, the node's exchange of the block that
   /// needs no network (the all-gather's own, the reduce-scatter's own
   /// node's) runs in the rail phase rather than the node phase: the first
@@ -308,7 +313,8 @@ void HierarchicalHalfBuilder::reduceScatter(Phase phase) {
 
 void HierarchicalHalfBuilder::allGather(Phase phase) {
   bool node = phase != Phase::Rail, rail = phase != Phase::Node;
-  // This GPU's own block goes to its node-mates as the rail phase starts.
+  // This GPU's own block goes to its node-mates in the rail phase, after
+  // its sends along the rail.
   bool ownWithRail = ownBlockWithRail(phase);
   // Every block this GPU has or gets goes on to the node's other GPUs (or
   // the next on the node's ring): as it arrives when both phases run here.
@@ -363,8 +369,7 @@ void HierarchicalHalfBuilder::allGather(Phase phase) {
     }
     if (ownWithRail) // the node-mates' own blocks
       buildLoop(b, loc, 1, G, [&] {
-        RecvOp::create(b, loc, fromGpu(dim(1), 2),
-                       block(BufferKind::Output, blockOf(constant(0), local() - dim(1) + G), 2));
+        RecvOp::create(b, loc, fromGpu(dim(1), 2), mateBlock(constant(0), dim(1), 2));
       });
   }
   if (!node)
@@ -375,24 +380,21 @@ void HierarchicalHalfBuilder::allGather(Phase phase) {
   // GPU l-t passes its blocks on in its rail's order; on the node's ring
   // they come t hops from GPU l-1, which passed on its own first, then
   // those one hop away, ..., and go on until they have made G-1 hops.
-  auto from = [&](AffineExpr s, AffineExpr t, unsigned dims) {
-    return block(BufferKind::Output, blockOf(s, local() - t + G), dims);
-  };
   if (!ringInNode) {
     forEachBlockAndGpu(first, [&](AffineExpr s, AffineExpr t) {
-      RecvOp::create(b, loc, fromGpu(t, 3), from(s, t, 3));
+      RecvOp::create(b, loc, fromGpu(t, 3), mateBlock(s, t, 3));
     });
     return;
   }
   buildLoop(b, loc, 1, G - 1, [&] {
     buildLoop(b, loc, 0, M, [&] {
-      RecvCopySendOp::create(b, loc, fromGpu(constant(1), 3), from(dim(2), dim(1), 3),
-                             toGpu(constant(1), 3), from(dim(2), dim(1), 3));
+      RecvCopySendOp::create(b, loc, fromGpu(constant(1), 3), mateBlock(dim(2), dim(1), 3),
+                             toGpu(constant(1), 3), mateBlock(dim(2), dim(1), 3));
     });
   });
   if (G > 1)
     buildLoop(b, loc, 0, M, [&] {
-      RecvOp::create(b, loc, fromGpu(constant(1), 2), from(dim(1), constant(G - 1), 2));
+      RecvOp::create(b, loc, fromGpu(constant(1), 2), mateBlock(dim(1), constant(G - 1), 2));
     });
 }
 
