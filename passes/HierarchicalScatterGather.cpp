@@ -170,34 +170,43 @@ private:
     if (G > 2)
       reduce(dst, scratch(slot(constant(G - 1), i), dims), dst, last);
   }
-  /// The same by a ring over the node's GPUs in order: block j starts at
-  /// GPU j+1 and each GPU adds its copy as the block passes (the reduction
-  /// rides on the transfer), GPU l ending with block l; slot (s, i) takes
-  /// what arrives at ring step s.
-  void ringNodeSum(AffineExpr i, unsigned dims, PartAttr dst, bool last) {
-    auto copy = [&](AffineExpr hops, unsigned d) { // GPU l-hops's block
+  /// The node sums of ring steps [0, steps) into `dst(i, dims)` by a ring
+  /// over the node's GPUs in order: block j starts at GPU j+1 and each GPU
+  /// adds its copy as the block passes (the reduction rides on the
+  /// transfer), GPU l ending with block l; slot (s, i) takes what arrives at
+  /// ring step s. Each hop carries every step's block before the next hop
+  /// starts, so the G-1 hops' latencies are paid once, not once a block.
+  template <typename Dst> void ringNodeSums(int64_t steps, Dst dst, bool last) {
+    auto copy = [&](AffineExpr i, AffineExpr hops, unsigned d) { // GPU l-hops's
       return block(BufferKind::Input, blockOf(i + 1, local() - hops + G), d);
     };
-    AffineMapAttr next = toGpu(constant(1), dims), nextInLoop = toGpu(constant(1), dims + 1);
-    AffineMapAttr prev = fromGpu(constant(1), dims), prevInLoop = fromGpu(constant(1), dims + 1);
-    SendOp::create(b, loc, copy(constant(1), dims), next, scratch(slot(constant(1), i), dims));
-    buildLoop(b, loc, 1, G - 1, [&] {
-      AffineExpr step = dim(dims);
-      RecvReduceSendOp::create(b, loc, prevInLoop, scratch(slot(step, i), dims + 1),
-                               copy(step + 1, dims + 1), PartAttr(), UnitAttr(),
-                               nextInLoop, scratch(slot(step + 1, i), dims + 1));
+    buildLoop(b, loc, 0, steps, [&] {
+      AffineExpr i = dim(1);
+      SendOp::create(b, loc, copy(i, constant(1), 2), toGpu(constant(1), 2),
+                     scratch(slot(constant(1), i), 2));
     });
-    RecvOp::create(b, loc, prev, scratch(slot(constant(G - 1), i), dims));
-    ReduceOp::create(b, loc, scratch(slot(constant(G - 1), i), dims), copy(constant(0), dims),
-                     dst, last && finalize ? b.getUnitAttr() : UnitAttr());
+    buildLoop(b, loc, 1, G - 1, [&] {
+      buildLoop(b, loc, 0, steps, [&] {
+        AffineExpr hop = dim(1), i = dim(2);
+        RecvReduceSendOp::create(b, loc, fromGpu(constant(1), 3), scratch(slot(hop, i), 3),
+                                 copy(i, hop + 1, 3), PartAttr(), UnitAttr(),
+                                 toGpu(constant(1), 3), scratch(slot(hop + 1, i), 3));
+      });
+    });
+    buildLoop(b, loc, 0, steps, [&] {
+      AffineExpr i = dim(1);
+      PartAttr arrived = scratch(slot(constant(G - 1), i), 2);
+      RecvOp::create(b, loc, fromGpu(constant(1), 2), arrived);
+      ReduceOp::create(b, loc, arrived, copy(i, constant(0), 2), dst(i, 2),
+                       last && finalize ? b.getUnitAttr() : UnitAttr());
+    });
   }
-  /// The node's sum for ring step i into `dst(dims)`, by the node's ring
-  /// or from the copies the direct exchange sent.
+
+  /// The node's sum for ring step i into `dst(dims)` from the copies the
+  /// direct exchange sent.
   template <typename Dst> void sumInNode(AffineExpr i, unsigned dims, Dst dst, bool last) {
-    if (ringInNode)
-      ringNodeSum(i, dims, dst(dims), last);
-    else
-      addNodeCopies(i, dims, dst(dims), dst(dims + 1), last);
+    assert(!ringInNode && "the node's ring sums its blocks side by side");
+    addNodeCopies(i, dims, dst(dims), dst(dims + 1), last);
   }
 
   OpBuilder &b;
@@ -240,12 +249,18 @@ void HierarchicalHalfBuilder::reduceScatter(Phase phase) {
     }
     if (!ringInNode && G > 1)
       buildLoop(b, loc, 0, nodeSteps, [&] { sendCopies(dim(1), 2); });
-    if (M == 1) {
-      sumInNode(constant(0), 1, [&](unsigned d) { return own(BufferKind::Output, d); },
-                /*last=*/true);
-      return;
+    auto output = [&](unsigned d) { return own(BufferKind::Output, d); };
+    if (ringInNode && G > 1) { // every node sum now
+      if (M == 1)
+        ringNodeSums(1, [&](AffineExpr, unsigned d) { return output(d); }, /*last=*/true);
+      else
+        ringNodeSums(nodeSteps, [&](AffineExpr i, unsigned d) { return nodeSum(i, d); }, false);
     }
-    if (!rail && G > 1) // every node sum now
+    if (M == 1 && !ringInNode)
+      sumInNode(constant(0), 1, output, /*last=*/true);
+    if (M == 1)
+      return;
+    if (!rail && !ringInNode && G > 1) // every node sum now
       buildLoop(b, loc, 0, nodeSteps, [&] { sumInNode(dim(1), 2, sumOf(dim(1)), false); });
   }
   if (!rail || M == 1)
@@ -254,7 +269,7 @@ void HierarchicalHalfBuilder::reduceScatter(Phase phase) {
   // step i (made just before it, when both phases run here) joins what
   // arrived from the node before and goes on.
   auto sum = [&](AffineExpr i, unsigned dims) {
-    if (node && G > 1)
+    if (node && G > 1 && !ringInNode)
       sumInNode(i, dims, sumOf(i), false);
   };
   AffineExpr last = constant(M - 1);

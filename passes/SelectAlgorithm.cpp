@@ -202,12 +202,22 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     double best = 1e300;
     std::optional<topo::Symmetry> symmetry;                // once per program
     std::optional<FailureOr<sched::MailboxDemand>> demand; // once, for LL and LL128
+    // Where two GPUs of a node have no NVLink, the hierarchical all-reduce
+    // exchanges inside the node round its NVLink rings, and so do the
+    // reduce-scatter and all-gather in pieces (in one piece directly, over
+    // PCIe): their hops there are a ring's.
+    bool halves = c.kind == ccl::CollectiveKind::ReduceScatter ||
+                  c.kind == ccl::CollectiveKind::AllGather;
+    bool nodeRings = algorithm.starts_with("hierarchical") &&
+                     algorithm != "hierarchical_nvls" && algorithm != "hierarchical_sockets" &&
+                     (c.kind == ccl::CollectiveKind::AllReduce ||
+                      (halves && program.getChunks() > 1));
+    bool ringHops = isRing(algorithm) || isChain(algorithm) || nodeRings;
     for (size_t i : order) {
       sched::ProtocolKind kind = kProtocols[i];
       if (floor[i] >= std::min(beat, best) || !(protocols >> i & 1))
         continue;
-      if (kind == sched::ProtocolKind::LL128 && !ll128 &&
-          !((isRing(algorithm) || isChain(algorithm)) && ringsOnNvlink(c)))
+      if (kind == sched::ProtocolKind::LL128 && !ll128 && !(ringHops && ringsOnNvlink(c)))
         continue;
       // Sizing the mailbox walks every rank's steps: only for a candidate
       // that wins, and where the walk stays within a few budgets (up to 32
