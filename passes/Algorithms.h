@@ -342,6 +342,16 @@ mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc
 // broadcast (issue 4)
 //===----------------------------------------------------------------------===//
 
+/// How the hierarchical reduce-scatter and all-gather exchange inside a
+/// node: directly (NVLink between every two GPUs); round a ring over its
+/// GPUs in pieces but directly in one (a ring over PCIe, where a single
+/// latency-bound piece takes one hop sooner than G-1); or round the ring
+/// always (the node's NVLink rings, where a direct exchange would cross
+/// PCIe: v100x8).
+enum class NodeRing { Never, InPieces, Always };
+/// Which of those a node of `ranks` (world ranks) takes.
+NodeRing nodeRingOf(const topo::Machine &machine, llvm::ArrayRef<int> ranks);
+
 /// Hierarchical reduce-scatter over nodes of `perNode` ranks (node-major:
 /// rank node * perNode + l is GPU l of its node). A direct reduce-scatter
 /// inside each node leaves GPU l with its node's sum of the blocks whose
@@ -350,9 +360,9 @@ mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc
 /// rank ends with; the input holds n blocks, rank j's at [j*m, (j+1)*m).
 /// Scratch: n + nodes - 1 blocks at most. Sums go in a fixed order,
 /// so every run gives the same bits. Any perNode dividing n (1 or n: the
-/// flat ring, the direct reduce-scatter). With `ringInNode` and several
-/// pieces the node's sums go round a ring over its GPUs instead (where not
-/// every two have NVLink: fused reductions, each link once), in the order
+/// flat ring, the direct reduce-scatter). As `nodeRing` says, the node's
+/// sums go round a ring over its GPUs instead (where not every two have
+/// NVLink: fused reductions, each link once), in the order
 /// nodeRings[c % size] on channel c (orders of one node's GPUs; none: in
 /// order).
 /// Each channel's
@@ -367,7 +377,7 @@ mlir::sched::ProgramOp buildTreeAllReduce(mlir::OpBuilder &b, mlir::Location loc
 /// N-1 in a row): algorithm "hierarchical_direct".
 mlir::sched::ProgramOp buildHierarchicalReduceScatter(
     mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
-    const AllReduceShape &shape, int64_t perNode, bool ringInNode, int64_t chunks,
+    const AllReduceShape &shape, int64_t perNode, NodeRing nodeRing, int64_t chunks,
     int64_t channels, const RingOrders &nodeRings = {},
     llvm::ArrayRef<int64_t> groupOrder = {}, bool directBetweenNodes = false);
 /// The mirror image: a ring all-gather of the blocks of GPU l of every
@@ -379,7 +389,7 @@ mlir::sched::ProgramOp buildHierarchicalAllGather(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   llvm::StringRef name,
                                                   const AllReduceShape &shape,
-                                                  int64_t perNode, bool ringInNode,
+                                                  int64_t perNode, NodeRing nodeRing,
                                                   int64_t chunks, int64_t channels,
                                                   const RingOrders &nodeRings = {},
                                                   llvm::ArrayRef<int64_t> groupOrder = {},

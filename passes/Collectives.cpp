@@ -323,17 +323,14 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
   };
   bool reduce = c.kind == K::Reduce;
   auto perNode = [&] { return *ranksPerGroup(*machine, c.ranks); };
+  auto node = [&] { return ArrayRef<int>(c.ranks).take_front(perNode()); };
   // A node's ranks in NVLink ring orders (one per channel, disjoint where
   // the links allow) where two of its GPUs have no NVLink between them
   // (none: a direct exchange inside the node reaches every GPU over NVLink).
-  auto nvlinkInNode = [&] {
-    return nvlinkBetweenAll(*machine, ArrayRef<int>(c.ranks).take_front(perNode()));
-  };
   auto nodeRings = [&] {
-    ArrayRef<int> node = ArrayRef<int>(c.ranks).take_front(perNode());
-    return nvlinkInNode()
+    return nvlinkBetweenAll(*machine, node())
                ? RingOrders()
-               : toScheduleRanks(topo::ringOrders(*machine, node, channels), node);
+               : toScheduleRanks(topo::ringOrders(*machine, node(), channels), node());
   };
   // The relays of the relay all-to-all and all-gather: each block (of
   // `block` elements) in as many shares as leave each of a rank's transfers
@@ -406,12 +403,12 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
       return buildRelayReduceScatter(b, loc, name, shape, nvlinkRelays(*machine, c.ranks),
                                      channels);
     if (algorithm == "hierarchical" || algorithm == "hierarchical_direct")
-      return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(), !nvlinkInNode(),
-                                            chunks, channels, nodeRings(), {},
-                                            algorithm == "hierarchical_direct");
+      return buildHierarchicalReduceScatter(b, loc, name, shape, perNode(),
+                                            nodeRingOf(*machine, node()), chunks, channels,
+                                            nodeRings(), {}, algorithm == "hierarchical_direct");
     if (algorithm == "hierarchical_sockets")
       return named(buildHierarchicalReduceScatter(b, loc, name, shape, sockets->size,
-                                                  /*ringInNode=*/true, chunks, channels,
+                                                  NodeRing::InPieces, chunks, channels,
                                                   socketRings(), socketOrder()));
     return named(buildRingReduceScatter(b, loc, name, shape, chunks, channels, orders(),
                                         algorithm == "staggered_ring"));
@@ -422,12 +419,12 @@ sched::ProgramOp buildCollective(OpBuilder &b, Location loc, StringRef name,
       return buildRelayAllGather(b, loc, name, shape, relayShares(shape.count), channels,
                                  chunks);
     if (algorithm == "hierarchical" || algorithm == "hierarchical_direct")
-      return buildHierarchicalAllGather(b, loc, name, shape, perNode(), !nvlinkInNode(),
-                                        chunks, channels, nodeRings(), {},
-                                        algorithm == "hierarchical_direct");
+      return buildHierarchicalAllGather(b, loc, name, shape, perNode(),
+                                        nodeRingOf(*machine, node()), chunks, channels,
+                                        nodeRings(), {}, algorithm == "hierarchical_direct");
     if (algorithm == "hierarchical_sockets")
       return named(buildHierarchicalAllGather(b, loc, name, shape, sockets->size,
-                                              /*ringInNode=*/true, chunks, channels,
+                                              NodeRing::InPieces, chunks, channels,
                                               socketRings(), socketOrder()));
     return named(buildRingAllGather(b, loc, name, shape, chunks, channels, orders(),
                                     algorithm == "staggered_ring"));

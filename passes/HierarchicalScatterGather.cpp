@@ -21,11 +21,13 @@
 // all-reduce's do), in round s a channel runs one phase on piece s and the
 // other on piece s-1, channels of odd index starting with the second, so
 // that while some channels' data is on NVLink the others' is on the network
-// (as the hierarchical all-reduce's three phases overlap);
-// where not every two of a node's GPUs have NVLink, the exchange inside the
-// node then goes round a ring over them, in the order of the node's NVLink
-// ring on each channel (the task's rank order; positions l are still the
-// same GPU on every node, so rails stay rails). A channel in its node phase
+// (as the hierarchical all-reduce's three phases overlap).
+// Where not every two of a node's GPUs have NVLink, the exchange inside the
+// node goes round a ring over them instead, in the order of the node's
+// NVLink ring on each channel (the task's rank order; positions l are still
+// the same GPU on every node, so rails stay rails), in one piece too: a
+// direct exchange would cross PCIe (v100x8 x4 256 KiB reduce-scatter in one
+// piece: 93.8 us direct, 30.2 round the ring). A channel in its node phase
 // sends its copies and then adds what it received, a local pass that uses
 // no link; channels in one phase run in step, so they would all be adding
 // at once and leave NVLink idle: in every other piece of half of them (by
@@ -46,6 +48,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/NcclBaseline.h"
 #include "passes/ScheduleBuilding.h"
 
 using namespace mlir;
@@ -445,7 +448,7 @@ enum class Half { ReduceScatter, AllGather };
 
 ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half half,
                                 const ccopt::AllReduceShape &shape, int64_t perNode,
-                                bool ringInNode, int64_t chunks, int64_t channels,
+                                ccopt::NodeRing nodeRing, int64_t chunks, int64_t channels,
                                 const ccopt::RingOrders &nodeRings,
                                 ArrayRef<int64_t> groupOrder, bool directBetweenNodes) {
   int64_t n = shape.ranks, m = shape.count, P = perNode, N = n / P;
@@ -453,8 +456,8 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
   assert(!shape.inPlace && "the buffers differ in size");
   int64_t C = std::clamp<int64_t>(m, 1, channels);
   int64_t Q = std::clamp<int64_t>(m / C, 1, chunks);
-  // One piece is latency-bound: the direct exchange's one hop then.
-  ringInNode = ringInNode && Q > 1;
+  bool ringInNode = nodeRing == ccopt::NodeRing::Always ||
+                    (nodeRing == ccopt::NodeRing::InPieces && Q > 1);
   bool scatter = half == Half::ReduceScatter;
   int64_t scratchBlocks = scatter ? ccopt::hierarchicalReduceScatterScratch(n, P) : 0;
   auto program = buildProgram(
@@ -513,6 +516,12 @@ ProgramOp buildHierarchicalHalf(OpBuilder &b, Location loc, StringRef name, Half
 
 } // namespace
 
+ccopt::NodeRing ccopt::nodeRingOf(const ccopt::topo::Machine &machine, ArrayRef<int> ranks) {
+  if (nvlinkBetweenAll(machine, ranks))
+    return NodeRing::Never;
+  return ringsStayOnNvlink(machine, ranks) ? NodeRing::Always : NodeRing::InPieces;
+}
+
 int64_t ccopt::hierarchicalReduceScatterScratch(int64_t ranks, int64_t perNode) {
   // The node's copies, the node sums, the ring's staging blocks.
   int64_t P = perNode, N = ranks / perNode;
@@ -560,24 +569,24 @@ ProgramOp ccopt::buildHierarchicalAllReduceByHalves(OpBuilder &b, Location loc,
 ProgramOp ccopt::buildHierarchicalReduceScatter(OpBuilder &b, Location loc,
                                                 StringRef name,
                                                 const AllReduceShape &shape,
-                                                int64_t perNode, bool ringInNode,
+                                                int64_t perNode, NodeRing nodeRing,
                                                 int64_t chunks, int64_t channels,
                                                 const RingOrders &nodeRings,
                                                 ArrayRef<int64_t> groupOrder,
                                                 bool directBetweenNodes) {
   return buildHierarchicalHalf(b, loc, name, Half::ReduceScatter, shape, perNode,
-                               ringInNode, chunks, channels, nodeRings, groupOrder,
+                               nodeRing, chunks, channels, nodeRings, groupOrder,
                                directBetweenNodes);
 }
 
 ProgramOp ccopt::buildHierarchicalAllGather(OpBuilder &b, Location loc, StringRef name,
                                             const AllReduceShape &shape,
-                                            int64_t perNode, bool ringInNode,
+                                            int64_t perNode, NodeRing nodeRing,
                                             int64_t chunks, int64_t channels,
                                             const RingOrders &nodeRings,
                                             ArrayRef<int64_t> groupOrder,
                                             bool directBetweenNodes) {
   return buildHierarchicalHalf(b, loc, name, Half::AllGather, shape, perNode,
-                               ringInNode, chunks, channels, nodeRings, groupOrder,
+                               nodeRing, chunks, channels, nodeRings, groupOrder,
                                directBetweenNodes);
 }

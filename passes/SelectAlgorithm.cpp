@@ -202,16 +202,15 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
     double best = 1e300;
     std::optional<topo::Symmetry> symmetry;                // once per program
     std::optional<FailureOr<sched::MailboxDemand>> demand; // once, for LL and LL128
-    // Where two GPUs of a node have no NVLink, the hierarchical all-reduce
-    // exchanges inside the node round its NVLink rings, and so do the
-    // reduce-scatter and all-gather in pieces (in one piece directly, over
-    // PCIe): their hops there are a ring's.
-    bool halves = c.kind == ccl::CollectiveKind::ReduceScatter ||
-                  c.kind == ccl::CollectiveKind::AllGather;
+    // Where two GPUs of a node have no NVLink, the hierarchical all-reduce,
+    // reduce-scatter and all-gather exchange inside the node round its
+    // rings (NodeRing::Always where those are NVLink): their hops there are
+    // a ring's.
     bool nodeRings = algorithm.starts_with("hierarchical") &&
                      algorithm != "hierarchical_nvls" && algorithm != "hierarchical_sockets" &&
                      (c.kind == ccl::CollectiveKind::AllReduce ||
-                      (halves && program.getChunks() > 1));
+                      c.kind == ccl::CollectiveKind::ReduceScatter ||
+                      c.kind == ccl::CollectiveKind::AllGather);
     bool ringHops = isRing(algorithm) || isChain(algorithm) || nodeRings;
     for (size_t i : order) {
       sched::ProtocolKind kind = kProtocols[i];
@@ -488,13 +487,6 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       int64_t mostChannels =
           hierarchical || relayRounds || nodeChain ? std::max<int64_t>(2 * maxChannels, 64)
                                                    : maxChannels;
-      // In one piece the hierarchical reduce-scatter and all-gather exchange
-      // directly inside a node whose GPUs do not all have NVLink to each
-      // other, in more round its NVLink rings: a different schedule, so
-      // more pieces may win where one lost.
-      bool nodeRingAfterOnePiece =
-          hierarchical && c.kind != ccl::CollectiveKind::AllReduce && perNode &&
-          !nvlinkBetweenAll(machine, ArrayRef<int>(c.ranks).take_front(*perNode));
       for (int64_t channels : channelCounts(mostChannels)) {
         if (perRankTasks && n * channels > kTaskBudget && channels != ncclChannels(machine))
           continue;
@@ -530,8 +522,6 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           double us = timeOf(c, bound, fastest, giveUpAfter, algorithm,
                              channels, chunks, steps, protocol, protocols);
           if (us >= 1e300 || (bestChunks && us >= bestChunks->timeUs)) {
-            if (chunks == 1 && nodeRingAfterOnePiece)
-              continue;
             break;
           }
           // Behind the best so far, twice the pieces that gain under 1% end

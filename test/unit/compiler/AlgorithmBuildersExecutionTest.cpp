@@ -81,22 +81,22 @@ protected:
   }
 
   void addReduceScatter(int64_t n, int64_t perNode, int64_t m, ccl::ReductionKind redop,
-                        bool ringInNode, int64_t chunks, int64_t channels,
+                        ccopt::NodeRing nodeRing, int64_t chunks, int64_t channels,
                         const ccopt::RingOrders &nodeRings = {}, bool direct = false) {
     add(ccopt::buildHierarchicalReduceScatter(b, b.getUnknownLoc(), nextName(),
                                               shape(n, m, redop, false), perNode,
-                                              ringInNode, chunks, channels, nodeRings, {},
+                                              nodeRing, chunks, channels, nodeRings, {},
                                               direct),
         [=](int r, int64_t e) -> std::optional<float> {
           return reduceOver(redop, n, [&](int q) { return inputValue(q, r * m + e); });
         });
   }
-  void addAllGather(int64_t n, int64_t perNode, int64_t m, bool ringInNode,
+  void addAllGather(int64_t n, int64_t perNode, int64_t m, ccopt::NodeRing nodeRing,
                     int64_t chunks, int64_t channels, const ccopt::RingOrders &nodeRings = {},
                     bool direct = false) {
     add(ccopt::buildHierarchicalAllGather(b, b.getUnknownLoc(), nextName(),
                                           shape(n, m, ccl::ReductionKind::Sum, false),
-                                          perNode, ringInNode, chunks, channels, nodeRings,
+                                          perNode, nodeRing, chunks, channels, nodeRings,
                                           {}, direct),
         [=](int, int64_t e) -> std::optional<float> {
           return inputValue(int(e / m), e % m);
@@ -178,9 +178,10 @@ TEST_F(HostExecutionBuilders, HierarchicalScatterGatherSmallWorlds) {
                             {5, 5}, {8, 2}, {8, 4}, {6, 3}})
     for (int64_t m : counts) {
       int64_t channels = 1 + i % 2, chunks = 1 + i % 3;
-      bool ring = i % 4 >= 2;
+      auto ring = std::array{ccopt::NodeRing::Never, ccopt::NodeRing::InPieces,
+                             ccopt::NodeRing::Always}[i % 3];
       ccopt::RingOrders nodeRings;
-      if (ring && i % 8 >= 4) {
+      if (ring != ccopt::NodeRing::Never && i % 8 >= 4) {
         std::vector<int64_t> backwards(perNode), rotated(perNode);
         for (int64_t l = 0; l < perNode; ++l)
           backwards[l] = perNode - 1 - l, rotated[l] = (l + 1) % perNode;
@@ -213,12 +214,13 @@ TEST_F(HostExecutionBuilders, HierarchicalScatterGatherOnMachines) {
       for (ccl::ReductionKind redop : redops) {
         int64_t channels = 1 + i % 2, chunks = 1 + i++ % 3;
         // The node's NVLink rings, as the selection builds them.
-        bool ring = !ccopt::nvlinkBetweenAll(*machine, firstRanks(*perNode));
         std::vector<int> node = firstRanks(*perNode);
+        ccopt::NodeRing ring = ccopt::nodeRingOf(*machine, node);
         ccopt::RingOrders nodeRings =
-            ring ? ccopt::toScheduleRanks(ccopt::topo::ringOrders(*machine, node, channels),
-                                          node)
-                 : ccopt::RingOrders();
+            ring != ccopt::NodeRing::Never
+                ? ccopt::toScheduleRanks(ccopt::topo::ringOrders(*machine, node, channels),
+                                         node)
+                : ccopt::RingOrders();
         // Along the rails directly every other time, where that is not the
         // ring of two.
         bool direct = nodes > 2 && i % 2 == 0;
@@ -407,7 +409,7 @@ TEST_F(AlgorithmBuildersSimulation, HierarchicalHalvesAgainstRings) {
       for (int64_t channels : {1, 2, 4, 8, 16})
         for (int64_t pieces : {1, 4, 16}) {
           auto program = build(b, b.getUnknownLoc(), nextName(), shape(n, block), 8,
-                               /*ringInNode=*/false, pieces, channels, {}, {}, false);
+                               ccopt::NodeRing::Never, pieces, channels, {}, {}, false);
           double us = time(program, m);
           if (!bestChannels || us < best)
             best = us, bestChannels = channels, bestPieces = pieces;

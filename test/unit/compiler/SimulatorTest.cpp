@@ -418,7 +418,7 @@ TEST_F(SimulatorTest, FoldingHoldsWhereChannelsTieWithinARounding) {
       toScheduleRanks(ringOrders(m, socket, channels), socket);
   auto program = buildHierarchicalAllGather(b, b.getUnknownLoc(), "ag",
                                             shapeOf(8, 8 * MiB), /*perNode=*/4,
-                                            /*ringInNode=*/true, /*chunks=*/32,
+                                            NodeRing::InPieces, /*chunks=*/32,
                                             channels, socketRings);
   SimOptions unfolded;
   unfolded.foldSymmetricChannels = unfolded.foldSymmetricRanks = false;
@@ -796,7 +796,7 @@ TEST_F(SimulatorTest, HierarchicalAllGatherPiecesOverlapPhases) {
   shape.inPlace = false;
   auto time = [&](int64_t chunks) {
     return run(buildHierarchicalAllGather(b, b.getUnknownLoc(), "ag" + std::to_string(chunks),
-                                          shape, 8, /*ringInNode=*/false, chunks, 32),
+                                          shape, 8, NodeRing::Never, chunks, 32),
                m)
         .timeUs;
   };
@@ -815,7 +815,7 @@ TEST_F(SimulatorTest, HierarchicalReduceScatterAddsWhileOthersSend) {
   AllReduceShape shape = shapeOf(16, GiB / 16);
   shape.inPlace = false;
   double us = run(buildHierarchicalReduceScatter(b, b.getUnknownLoc(), "rs", shape, 8,
-                                                 /*ringInNode=*/false, 16, 64),
+                                                 NodeRing::Never, 16, 64),
                   m)
                   .timeUs;
   double bound = lowerBoundUs(ccl::CollectiveKind::ReduceScatter, firstRanks(16), GiB, m);
