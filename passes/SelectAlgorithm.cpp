@@ -487,6 +487,14 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       int64_t mostChannels =
           hierarchical || relayRounds || nodeChain ? std::max<int64_t>(2 * maxChannels, 64)
                                                    : maxChannels;
+      // In one piece the hierarchical reduce-scatter and all-gather exchange
+      // directly inside a node whose GPUs are joined by PCIe, in more round a
+      // ring over them (NodeRing::InPieces): a different schedule, so more
+      // pieces may win where one lost.
+      bool nodeRingAfterOnePiece =
+          hierarchical && c.kind != ccl::CollectiveKind::AllReduce && perNode &&
+          nodeRingOf(machine, ArrayRef<int>(c.ranks).take_front(*perNode)) ==
+              NodeRing::InPieces;
       for (int64_t channels : channelCounts(mostChannels)) {
         if (perRankTasks && n * channels > kTaskBudget && channels != ncclChannels(machine))
           continue;
@@ -522,6 +530,8 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
           double us = timeOf(c, bound, fastest, giveUpAfter, algorithm,
                              channels, chunks, steps, protocol, protocols);
           if (us >= 1e300 || (bestChunks && us >= bestChunks->timeUs)) {
+            if (chunks == 1 && nodeRingAfterOnePiece)
+              continue;
             break;
           }
           // Behind the best so far, twice the pieces that gain under 1% end
