@@ -483,10 +483,14 @@ struct SelectAlgorithm : ccopt::impl::CclSelectAlgorithmBase<SelectAlgorithm> {
       // all-gather 0.80 -> 0.84 of the bound on 64, pcie4x8 x2 2 GiB
       // reduce-scatter 0.89 -> 0.91).
       // The relay's transfers each want a channel of their own (v100x8:
-      // 38 with each block in thirds).
+      // 38 with each block in thirds), and so do the direct all-to-all's, up
+      // to 16 peers (NCCL spreads its peer-to-peer sends over channels too:
+      // pcie4x8 1 KiB on 8 channels 8.0 us, where NCCL's 2 take 10.9).
+      bool directAllToAll = algorithm == "direct" && c.kind == ccl::CollectiveKind::AllToAll;
       int64_t mostChannels =
           hierarchical || relayRounds || nodeChain ? std::max<int64_t>(2 * maxChannels, 64)
-                                                   : maxChannels;
+          : directAllToAll ? std::max<int64_t>(maxChannels, std::min<int64_t>(n, 16))
+                           : maxChannels;
       // In one piece the hierarchical reduce-scatter and all-gather exchange
       // directly inside a node whose GPUs are joined by PCIe, in more round a
       // ring over them (NodeRing::InPieces): a different schedule, so more

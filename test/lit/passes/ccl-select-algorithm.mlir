@@ -9,6 +9,13 @@
 // RUN: ccopt %S/Inputs/reduce-scatter-256mib.mlir --emit=mlir --ccl-select-algorithm="topo=h100x8" | FileCheck %s --check-prefix=STAGGER
 // RUN: ccopt %S/Inputs/reduce-scatter-256mib.mlir --emit=mlir --ccl-select-algorithm="topo=v100x8" | FileCheck %s --check-prefix=CUBE
 // RUN: ccopt %S/Inputs/all-reduce-1gib-32-ranks.mlir --emit=mlir --ccl-select-algorithm="topo=pcie4x8 nodes=4" | FileCheck %s --check-prefix=PCIE-NODES
+// RUN: ccopt %S/Inputs/all-to-all-1kib-8-ranks.mlir --emit=mlir --ccl-assign-world="topo=pcie4x8" --ccl-select-algorithm="topo=pcie4x8" | FileCheck %s --check-prefix=A2A-CHANNELS
+
+// The direct all-to-all's sends each take a channel of their own, beyond
+// NCCL's two on a PCIe node: 1 KiB in one hop on 8 channels beats the
+// node-aware one (two hops).
+// A2A-CHANNELS: ccl.all_to_all %{{.*}} {algorithm = "direct", channels = 8 : i64
+// A2A-CHANNELS-SAME: runner_up = "hierarchical"
 
 // The node-aware all-reduce's pieces overlap NVLink and the network when
 // enough channels are in each phase: v100x8 (NCCL: 8 channels, the others'
