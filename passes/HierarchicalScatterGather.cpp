@@ -250,21 +250,23 @@ void HierarchicalHalfBuilder::reduceScatter(Phase phase) {
       });
       return;
     }
-    if (!ringInNode && G > 1)
-      buildLoop(b, loc, 0, nodeSteps, [&] { sendCopies(dim(1), 2); });
-    auto output = [&](unsigned d) { return own(BufferKind::Output, d); };
-    if (ringInNode && G > 1) { // every node sum now
+    // With one node the sum is this GPU's output, and the last addition.
+    auto dst = [&](AffineExpr i, unsigned d) {
+      return M == 1 ? own(BufferKind::Output, d) : nodeSum(i, d);
+    };
+    if (ringInNode && G > 1) { // every node sum now, round the ring
+      ringNodeSums(nodeSteps, dst, /*last=*/M == 1);
+    } else if (!ringInNode) {
+      if (G > 1)
+        buildLoop(b, loc, 0, nodeSteps, [&] { sendCopies(dim(1), 2); });
       if (M == 1)
-        ringNodeSums(1, [&](AffineExpr, unsigned d) { return output(d); }, /*last=*/true);
-      else
-        ringNodeSums(nodeSteps, [&](AffineExpr i, unsigned d) { return nodeSum(i, d); }, false);
+        sumInNode(constant(0), 1, [&](unsigned d) { return dst(constant(0), d); },
+                  /*last=*/true);
+      else if (!rail && G > 1) // every node sum now
+        buildLoop(b, loc, 0, nodeSteps, [&] { sumInNode(dim(1), 2, sumOf(dim(1)), false); });
     }
-    if (M == 1 && !ringInNode)
-      sumInNode(constant(0), 1, output, /*last=*/true);
     if (M == 1)
       return;
-    if (!rail && !ringInNode && G > 1) // every node sum now
-      buildLoop(b, loc, 0, nodeSteps, [&] { sumInNode(dim(1), 2, sumOf(dim(1)), false); });
   }
   if (!rail || M == 1)
     return;
